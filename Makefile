@@ -1,0 +1,40 @@
+# tenantkit — see README.md. Every target installs or builds what it needs.
+
+GO ?= go
+STATICCHECK_VERSION ?= v0.8.2
+# go-nvml's headers mark some NVML calls deprecated; keep cgo quiet about it.
+export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
+# Nested modules with tests of their own (they need dependencies the
+# library's go.mod must not carry).
+TEST_MODULES ?=
+GOTEST_FLAGS ?= -timeout 45m
+
+.PHONY: all tools test test-short bench demo lint
+
+all: test
+
+## tools: build and cache the server binaries (etcd, kube-apiserver, ...) up front
+tools:
+	$(GO) run ./internal/serverbin/buildservers
+
+## test: every test, integration included, against real servers
+test: tools
+	$(GO) test $(GOTEST_FLAGS) ./...
+	@for m in $(TEST_MODULES); do echo "== go test in $$m"; (cd $$m && $(GO) test $(GOTEST_FLAGS) ./...) || exit 1; done
+
+## test-short: unit tests only (no servers started)
+test-short:
+	$(GO) test -short ./...
+
+## bench: benchmarks, reported as ratios against a baseline in the same run
+bench: tools
+	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_FLAGS) ./...
+
+## demo: the quickstart on the embedded local environment
+demo: tools
+	$(GO) run ./examples/quickstart
+
+## lint: go vet and staticcheck (pinned, run through go run)
+lint:
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
