@@ -168,6 +168,8 @@ func (e *Env) apiserverFlags(a *APIServer, port int, cfg APIServerConfig) ([]str
 		disabled,
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
+		// The lease reconciler refuses loopback advertise addresses.
+		"--endpoint-reconciler-type=none",
 	}
 	return mergeFlags(flags, cfg.ExtraArgs), nil
 }

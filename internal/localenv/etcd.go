@@ -294,10 +294,9 @@ func (c *EtcdCluster) Client() (*clientv3.Client, error) {
 
 func (c *EtcdCluster) newClient(endpoints []string) (*clientv3.Client, error) {
 	return clientv3.New(clientv3.Config{
-		Endpoints:   endpoints,
-		TLS:         c.TLSConfig(),
-		DialTimeout: 5 * time.Second,
-		Logger:      zap.NewNop(),
+		Endpoints: endpoints,
+		TLS:       c.TLSConfig(),
+		Logger:    zap.NewNop(),
 	})
 }
 

@@ -8,7 +8,8 @@ type Server struct {
 	// Module is the nested module's directory under internal/servers.
 	Module string
 	// Package is the main package inside that module, for example
-	// "./cmd/kube-apiserver".
+	// "./cmd/kube-apiserver", or the import path of a main package of a
+	// module that the nested module's go.mod requires.
 	Package string
 	// Upstream is the module the server comes from, for progress messages.
 	Upstream string
@@ -52,5 +53,5 @@ var (
 
 // All lists every server, in the order `make tools` builds them.
 func All() []Server {
-	return []Server{Etcd, KubeAPIServer, KubeControllerManager, KubeScheduler}
+	return []Server{Etcd, KubeAPIServer, KubeControllerManager, KubeScheduler, Dex, VersityGW, Velero, VeleroPluginAWS}
 }

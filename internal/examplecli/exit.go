@@ -1,0 +1,88 @@
+package examplecli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every example.
+const (
+	// ExitOK means the example did what it was asked.
+	ExitOK = 0
+	// ExitFailure means the operation ran and failed, or found a problem
+	// (a token accepted where it must be rejected, a backup that does not
+	// verify, a relocation that rolled back).
+	ExitFailure = 1
+	// ExitUsage means the command line was wrong.
+	ExitUsage = 2
+	// ExitUnavailable means the target could not be reached: the embedded
+	// environment did not start, or the --kubeconfig cluster did not answer.
+	ExitUnavailable = 3
+	// ExitInterrupted means the example was stopped with Ctrl-C or SIGTERM.
+	ExitInterrupted = 130
+)
+
+// ExitError carries the exit code an error should end the program with.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// WithCode marks err to end the program with code; nil stays nil.
+func WithCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ExitError{Code: code, Err: err}
+}
+
+// Usage returns an error that ends the program with ExitUsage.
+func Usage(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// Main runs cmd with a context that is cancelled on SIGINT or SIGTERM,
+// prints the error if any, and exits with its code: ExitUsage for flag
+// errors, ExitInterrupted after a signal, the code of an *ExitError, and
+// ExitFailure otherwise.
+func Main(cmd *cobra.Command) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd.SilenceUsage = true
+	cmd.SilenceErrors = true
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\n\n%s", err, c.UsageString())}
+	})
+	err := cmd.ExecuteContext(ctx)
+	code := exitCode(ctx, err)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.Name(), err)
+	}
+	stop()
+	os.Exit(code)
+}
+
+func exitCode(ctx context.Context, err error) int {
+	var ee *ExitError
+	switch {
+	case err == nil:
+		return ExitOK
+	case ctx.Err() != nil:
+		return ExitInterrupted
+	case errors.As(err, &ee):
+		return ee.Code
+	default:
+		return ExitFailure
+	}
+}

@@ -1,0 +1,98 @@
+package examplecli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/cozystack/tenantkit/internal/localenv"
+)
+
+// Target decides where an example runs: the embedded local environment
+// (the default) or the cluster of --kubeconfig.
+type Target struct {
+	// Kubeconfig and Context are set from --kubeconfig and --context.
+	Kubeconfig string
+	Context    string
+	// Verbose is set from --verbose: log progress details to stderr.
+	Verbose bool
+	// Out receives progress lines. Default: os.Stderr.
+	Out io.Writer
+
+	// RESTConfig is set by Open: the admin config of the embedded
+	// environment, or the one loaded from the kubeconfig.
+	RESTConfig *rest.Config
+	// Env is set by Open in embedded mode; nil with --kubeconfig.
+	Env *localenv.Env
+}
+
+// AddFlags registers --kubeconfig, --context and --verbose.
+func (t *Target) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&t.Kubeconfig, "kubeconfig", "",
+		"kubeconfig of a real cluster to work on; without it the example starts an embedded local environment")
+	fs.StringVar(&t.Context, "context", "", "kubeconfig context to use (default: the current context)")
+	fs.BoolVarP(&t.Verbose, "verbose", "v", false, "log progress details to stderr")
+}
+
+// Embedded reports whether the example runs on the embedded environment.
+func (t *Target) Embedded() bool { return t.Kubeconfig == "" }
+
+// Logger returns a logger to stderr with --verbose, a silent one otherwise.
+func (t *Target) Logger() *slog.Logger {
+	if !t.Verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+func (t *Target) out() io.Writer {
+	if t.Out != nil {
+		return t.Out
+	}
+	return os.Stderr
+}
+
+// Open connects to the target. In embedded mode it starts a local
+// environment configured by cfg (the first run builds the servers and says
+// so); with --kubeconfig it loads the kubeconfig and checks that the cluster
+// answers. Errors carry ExitUnavailable.
+func (t *Target) Open(ctx context.Context, cfg localenv.Config) error {
+	if !t.Embedded() {
+		rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+			&clientcmd.ClientConfigLoadingRules{ExplicitPath: t.Kubeconfig},
+			&clientcmd.ConfigOverrides{CurrentContext: t.Context}).ClientConfig()
+		if err != nil {
+			return WithCode(ExitUnavailable, fmt.Errorf("load kubeconfig: %w", err))
+		}
+		t.RESTConfig = rc
+		return nil
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = t.Logger()
+	}
+	step := Step(t.out(), "starting the embedded local environment (etcd, kube-apiserver)")
+	env, err := localenv.Start(ctx, cfg)
+	step.Done(err)
+	if err != nil {
+		return WithCode(ExitUnavailable, err)
+	}
+	t.Env, t.RESTConfig = env, env.RESTConfig()
+	return nil
+}
+
+// Close stops the embedded environment, if one was started.
+func (t *Target) Close() error {
+	if t.Env == nil {
+		return nil
+	}
+	step := Step(t.out(), "stopping the embedded local environment")
+	err := t.Env.Stop()
+	step.Done(err)
+	return err
+}

@@ -1,0 +1,115 @@
+package serverbin_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cozystack/tenantkit/internal/serverbin"
+)
+
+// fakeSource lays out a source tree with one nested module whose main
+// package is body.
+func fakeSource(t *testing.T, body string) string {
+	t.Helper()
+	src := t.TempDir()
+	mod := filepath.Join(src, "internal", "servers", "hello")
+	require.NoError(t, os.MkdirAll(filepath.Join(mod, "cmd", "hello"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/hello\n\ngo 1.26\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.sum"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "cmd", "hello", "main.go"), []byte(body), 0o644))
+	return src
+}
+
+var hello = serverbin.Server{Name: "hello", Module: "hello", Package: "./cmd/hello", Upstream: "example.com/hello", Version: "v1.0.0"}
+
+func TestBuilder_buildsOnceAndCaches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	var progress bytes.Buffer
+	var mu sync.Mutex
+	b := &serverbin.Builder{
+		CacheDir:  t.TempDir(),
+		SourceDir: fakeSource(t, "package main\n\nfunc main() { println(\"hello\") }\n"),
+		Progress:  lockedWriter{&mu, &progress},
+	}
+	// Concurrent callers build once and agree on the path.
+	paths := make([]string, 3)
+	var wg sync.WaitGroup
+	for i := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := b.Path(t.Context(), hello)
+			require.NoError(t, err)
+			paths[i] = p
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, paths[0], paths[1])
+	require.Equal(t, paths[0], paths[2])
+	require.FileExists(t, paths[0])
+	require.Equal(t, 1, bytes.Count(progress.Bytes(), []byte("building hello v1.0.0")), progress.String())
+
+	// A source change gives a new key and replaces the old binary.
+	main := filepath.Join(b.SourceDir, "internal", "servers", "hello", "cmd", "hello", "main.go")
+	require.NoError(t, os.WriteFile(main, []byte("package main\n\nfunc main() { println(\"hello, again\") }\n"), 0o644))
+	p2, err := b.Path(t.Context(), hello)
+	require.NoError(t, err)
+	require.NotEqual(t, paths[0], p2)
+	require.NoFileExists(t, paths[0])
+}
+
+func TestBuilder_buildErrorCarriesCompilerOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	b := &serverbin.Builder{
+		CacheDir:  t.TempDir(),
+		SourceDir: fakeSource(t, "package main\n\nfunc main() { undefinedThing() }\n"),
+		Progress:  &bytes.Buffer{},
+	}
+	_, err := b.Path(t.Context(), hello)
+	var be *serverbin.BuildError
+	require.ErrorAs(t, err, &be)
+	require.Contains(t, be.Output, "undefinedThing")
+}
+
+func TestBuilder_missingSource(t *testing.T) {
+	b := &serverbin.Builder{CacheDir: t.TempDir(), SourceDir: t.TempDir(), Progress: &bytes.Buffer{}}
+	_, err := b.Path(t.Context(), serverbin.Server{Name: "x", Module: "does-not-exist", Package: "./cmd/x"})
+	require.Error(t, err)
+}
+
+func TestBuilder_cancelledWhileWaitingForLock(t *testing.T) {
+	cache := t.TempDir()
+	b := &serverbin.Builder{CacheDir: cache, SourceDir: fakeSource(t, "package main\n\nfunc main() {}\n"), Progress: &bytes.Buffer{}}
+	// Another builder (here: the test) holds the lock.
+	f, err := os.Create(filepath.Join(cache, "hello.lock"))
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	_, err = b.Path(ctx, hello)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
