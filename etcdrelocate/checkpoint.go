@@ -1,0 +1,145 @@
+package etcdrelocate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Checkpoint is what a relocation records in the cluster before it changes
+// anything: the facts a re-run needs to work out where it stopped from etcd
+// and Kubernetes state (the old member's ID and peer URL, the old pod and
+// claim UIDs, the target node). It is stored as JSON in the ConfigMap
+// <cluster>-relocate, which also serves as a lock: one relocation per
+// cluster at a time.
+type Checkpoint struct {
+	// Version is the format version, 1.
+	Version int `json:"version"`
+	// Namespace and Cluster name the tenant etcd.
+	Namespace string `json:"namespace"`
+	Cluster   string `json:"cluster"`
+	// Layout is the layout the plan was made for.
+	Layout Layout `json:"layout"`
+	// ClusterID is etcd's cluster ID (split-brain guard on resume).
+	ClusterID uint64 `json:"-"`
+	// MemberID and PeerURL identify the member being moved.
+	MemberID uint64 `json:"-"`
+	PeerURL  string `json:"peerURL"`
+	// Voters is the number of voters before the move.
+	Voters int `json:"voters"`
+	// Pod, PodUID, PVC, PVCUID and PV are the old member's objects.
+	Pod    string `json:"pod,omitempty"`
+	PodUID string `json:"podUID,omitempty"`
+	PVC    string `json:"pvc,omitempty"`
+	PVCUID string `json:"pvcUID,omitempty"`
+	PV     string `json:"pv,omitempty"`
+	// EtcdMember is the old v1alpha2 EtcdMember object.
+	EtcdMember string `json:"etcdMember,omitempty"`
+	// SourceNode and TargetNode are where the member moves from and to.
+	SourceNode string `json:"sourceNode"`
+	TargetNode string `json:"targetNode"`
+	// CordonedSource is true when this relocation cordoned the source node
+	// (so it uncordons it afterwards).
+	CordonedSource bool `json:"cordonedSource,omitempty"`
+	// SnapshotPath is where the snapshot went, "" if none was taken.
+	SnapshotPath string `json:"snapshotPath,omitempty"`
+	// Options are the request's options.
+	Options Options `json:"options"`
+	// Phase is "running" or "rolled-back".
+	Phase string `json:"phase"`
+	// Started is when the relocation began.
+	Started time.Time `json:"started"`
+}
+
+// Checkpoint phases.
+const (
+	PhaseRunning    = "running"
+	PhaseRolledBack = "rolled-back"
+)
+
+// checkpointJSON carries the IDs as hex strings, as etcdctl prints them.
+type checkpointJSON struct {
+	Checkpoint
+	ClusterID string `json:"clusterID"`
+	MemberID  string `json:"memberID"`
+}
+
+// Encode returns the checkpoint as indented JSON.
+func (c *Checkpoint) Encode() ([]byte, error) {
+	return json.MarshalIndent(checkpointJSON{Checkpoint: *c, ClusterID: FormatID(c.ClusterID), MemberID: FormatID(c.MemberID)}, "", "  ")
+}
+
+// DecodeCheckpoint parses and validates a checkpoint written by Encode. It
+// returns an error wrapping ErrInvalidCheckpoint for anything else.
+func DecodeCheckpoint(data []byte) (*Checkpoint, error) {
+	var cj checkpointJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cj); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidCheckpoint, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: trailing data", ErrInvalidCheckpoint)
+	}
+	c := cj.Checkpoint
+	var err error
+	if c.MemberID, err = strconv.ParseUint(cj.MemberID, 16, 64); err != nil || c.MemberID == 0 {
+		return nil, fmt.Errorf("%w: memberID %q is not a non-zero hex ID", ErrInvalidCheckpoint, cj.MemberID)
+	}
+	if c.ClusterID, err = strconv.ParseUint(cj.ClusterID, 16, 64); err != nil {
+		return nil, fmt.Errorf("%w: clusterID %q is not a hex ID", ErrInvalidCheckpoint, cj.ClusterID)
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func (c *Checkpoint) validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidCheckpoint}, args...)...)
+	}
+	switch {
+	case c.Version != 1:
+		return bad("version %d (want 1)", c.Version)
+	case c.Namespace == "" || c.Cluster == "":
+		return bad("namespace and cluster are required")
+	case c.Layout <= LayoutUnknown || c.Layout > LayoutMigrated:
+		return bad("unknown layout %d", c.Layout)
+	case c.TargetNode == "":
+		return bad("targetNode is required")
+	case c.Voters < 3:
+		return bad("voters %d (a relocation starts from 3 or more)", c.Voters)
+	case c.Phase != PhaseRunning && c.Phase != PhaseRolledBack:
+		return bad("phase %q", c.Phase)
+	case c.Layout == LayoutStatefulSet && (c.Pod == "" || c.PVC == ""):
+		return bad("pod and pvc are required for the StatefulSet layout")
+	case c.Layout != LayoutStatefulSet && c.EtcdMember == "":
+		return bad("etcdMember is required for the v1alpha2 layouts")
+	}
+	u, err := url.Parse(c.PeerURL)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return bad("peerURL %q is not an http(s) URL", c.PeerURL)
+	}
+	return nil
+}
+
+// checkpointName is the ConfigMap holding a cluster's checkpoint.
+func checkpointName(cluster string) string { return cluster + "-relocate" }
+
+// checkpointKey is the ConfigMap key holding the JSON.
+const checkpointKey = "checkpoint.json"
+
+// CheckpointFor returns the checkpoint that records plan p (phase running,
+// Started unset; the executor stamps it when it writes the checkpoint).
+func CheckpointFor(p *Plan) *Checkpoint {
+	m := p.Member
+	return &Checkpoint{
+		Version: 1, Namespace: p.Namespace, Cluster: p.Cluster, Layout: p.Layout, ClusterID: p.ClusterID,
+		MemberID: m.ID, PeerURL: m.PeerURL, Voters: p.Voters, Pod: m.Pod, PodUID: m.PodUID, PVC: m.PVC, PVCUID: m.PVCUID,
+		PV: m.PV, EtcdMember: m.EtcdMember, SourceNode: m.Node, TargetNode: p.TargetNode, Options: p.Options, Phase: PhaseRunning,
+	}
+}

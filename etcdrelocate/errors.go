@@ -1,0 +1,174 @@
+package etcdrelocate
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Preflight refusals. Preflight returns them inside a *PreflightError, which
+// lists every failed check; errors.Is finds each one.
+var (
+	// ErrUnknownLayout is returned when the namespace holds neither an aenix
+	// StatefulSet layout nor an etcd-operator.cozystack.io/v1alpha2 cluster.
+	ErrUnknownLayout = errors.New("etcdrelocate: unknown etcd layout")
+	// ErrMemberNotFound is returned when the member to move matches no pod,
+	// EtcdMember, member name or member ID of the cluster.
+	ErrMemberNotFound = errors.New("etcdrelocate: member not found")
+	// ErrTooFewVoters is returned for a cluster with fewer than 3 voters:
+	// removing one of 2 voters leaves no fault tolerance at all.
+	ErrTooFewVoters = errors.New("etcdrelocate: fewer than 3 voting members")
+	// ErrEvenVoters is returned for an even number of voters, where removing
+	// one first is the only order and the remaining cluster has no spare.
+	ErrEvenVoters = errors.New("etcdrelocate: even number of voting members")
+	// ErrMemberDown is returned when a voter has never started or does not
+	// answer Status.
+	ErrMemberDown = errors.New("etcdrelocate: member down")
+	// ErrLearnerPresent is returned when the cluster already has a learner:
+	// etcd allows one, and a learner that is not ours must not be touched.
+	ErrLearnerPresent = errors.New("etcdrelocate: learner present")
+	// ErrClusterIDMismatch is returned when members report different
+	// cluster IDs (split brain).
+	ErrClusterIDMismatch = errors.New("etcdrelocate: members disagree on the cluster ID")
+	// ErrNoLeader is returned when members report no leader, or different
+	// leaders.
+	ErrNoLeader = errors.New("etcdrelocate: no agreed leader")
+	// ErrAlarm is returned while an alarm (NOSPACE, CORRUPT) is raised.
+	ErrAlarm = errors.New("etcdrelocate: alarm raised")
+	// ErrIndexLag is returned when a voter's applied raft index trails the
+	// others by more than the allowed lag.
+	ErrIndexLag = errors.New("etcdrelocate: raft indexes not converged")
+	// ErrHashMismatch is returned when voters' HashKV differ at a common
+	// revision.
+	ErrHashMismatch = errors.New("etcdrelocate: HashKV differs between members")
+	// ErrVersionHazard is returned for etcd 3.5.1–3.5.19, whose learner
+	// promotion is persisted to the v2 store only (etcd #19557), unless
+	// Options.SkipVersionHazard is set.
+	ErrVersionHazard = errors.New("etcdrelocate: etcd version with the learner promotion bug")
+	// ErrTargetNode is returned when the target node is missing, not Ready
+	// or unschedulable, or is the member's own node.
+	ErrTargetNode = errors.New("etcdrelocate: target node unusable")
+	// ErrTargetHasReplica is returned when the target node already runs a
+	// member of the same cluster.
+	ErrTargetHasReplica = errors.New("etcdrelocate: target node already holds a replica")
+	// ErrCertSAN is returned when the serving or peer certificate does not
+	// cover the member's DNS name.
+	ErrCertSAN = errors.New("etcdrelocate: certificate does not cover the member's name")
+	// ErrDefragRunning is returned while a defragmentation Job runs.
+	ErrDefragRunning = errors.New("etcdrelocate: defrag job running")
+	// ErrRolloutInProgress is returned while the StatefulSet rolls out a new
+	// revision or is not fully ready, or while the cluster's
+	// ETCD_INITIAL_CLUSTER_STATE is not "existing".
+	ErrRolloutInProgress = errors.New("etcdrelocate: workload not settled")
+	// ErrDisruptionNotAllowed is returned when the cluster's
+	// PodDisruptionBudget allows no disruption right now.
+	ErrDisruptionNotAllowed = errors.New("etcdrelocate: PodDisruptionBudget allows no disruption")
+	// ErrRelocationInProgress is returned when a checkpoint of another
+	// relocation exists in the namespace.
+	ErrRelocationInProgress = errors.New("etcdrelocate: another relocation is in progress")
+)
+
+// Errors of the executor.
+var (
+	// ErrQuorumAtRisk is returned when a step would proceed while the
+	// remaining voters are not all healthy, or when quorum was lost during a
+	// step and did not come back within the bound. Nothing further is
+	// changed; re-running resumes from the checkpoint.
+	ErrQuorumAtRisk = errors.New("etcdrelocate: quorum at risk")
+	// ErrRolledBack is returned (inside a *RolledBackError) when the new
+	// member did not start or catch up in time and the learner was removed
+	// again: the cluster runs with one voter fewer.
+	ErrRolledBack = errors.New("etcdrelocate: rolled back to one voter fewer")
+	// ErrTimeout is returned when a wait ran past its bound.
+	ErrTimeout = errors.New("etcdrelocate: timed out")
+	// ErrUnexpectedMember is returned when etcd's membership does not match
+	// what the checkpoint recorded (for example the old member ID is back,
+	// or a foreign learner appeared).
+	ErrUnexpectedMember = errors.New("etcdrelocate: unexpected membership")
+	// ErrVerify is returned by Verify when a post-condition does not hold.
+	ErrVerify = errors.New("etcdrelocate: verification failed")
+	// ErrInvalidCheckpoint is returned for a checkpoint that cannot be
+	// decoded or does not validate.
+	ErrInvalidCheckpoint = errors.New("etcdrelocate: invalid checkpoint")
+	// ErrInvalidConfig is returned by New and Plan for unusable input.
+	ErrInvalidConfig = errors.New("etcdrelocate: invalid config")
+)
+
+// Failure is one failed preflight check.
+type Failure struct {
+	// Check names the check, for example "voters" or "target-node".
+	Check string
+	// Err says what failed; it wraps one of the ErrX sentinels.
+	Err error
+}
+
+// PreflightError lists every preflight check that failed.
+type PreflightError struct {
+	Failures []Failure
+}
+
+func (e *PreflightError) Error() string {
+	msgs := make([]string, 0, len(e.Failures))
+	for _, f := range e.Failures {
+		msgs = append(msgs, f.Check+": "+f.Err.Error())
+	}
+	return "etcdrelocate: preflight refused: " + strings.Join(msgs, "; ")
+}
+
+// Unwrap returns the failures' errors, so that errors.Is finds each
+// sentinel.
+func (e *PreflightError) Unwrap() []error {
+	errs := make([]error, 0, len(e.Failures))
+	for _, f := range e.Failures {
+		errs = append(errs, f.Err)
+	}
+	return errs
+}
+
+// StepError is returned by Execute when a step fails; the checkpoint stays in
+// the cluster and a re-run resumes at that step.
+type StepError struct {
+	// Step is the step that failed.
+	Step StepKind
+	// Err is the cause.
+	Err error
+}
+
+func (e *StepError) Error() string { return fmt.Sprintf("step %s: %v", e.Step, e.Err) }
+
+// Unwrap returns the cause.
+func (e *StepError) Unwrap() error { return e.Err }
+
+// RolledBackError reports a relocation that was rolled back: the old member
+// was removed, the new one never became a voter, and its learner was removed
+// again. The cluster keeps Voters voters, one fewer than before. The old
+// member is never re-added: its data is gone. Restore the missing replica by
+// hand (see the package documentation) from the snapshot if need be.
+type RolledBackError struct {
+	// Step is the step that gave up.
+	Step StepKind
+	// Voters is the number of voters left.
+	Voters int
+	// RemovedID is the ID of the old member, LearnerID that of the removed
+	// learner (0 if none was added).
+	RemovedID, LearnerID uint64
+	// SnapshotPath is the snapshot taken before the move, if any.
+	SnapshotPath string
+	// Cause is why the step gave up.
+	Cause error
+}
+
+func (e *RolledBackError) Error() string {
+	return fmt.Sprintf("etcdrelocate: ROLLED BACK at step %s: %v; the cluster runs with %d voters (old member %x removed, learner %x removed); snapshot: %s",
+		e.Step, e.Cause, e.Voters, e.RemovedID, e.LearnerID, orNone(e.SnapshotPath))
+}
+
+// Unwrap returns ErrRolledBack and the cause.
+func (e *RolledBackError) Unwrap() []error { return []error{ErrRolledBack, e.Cause} }
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

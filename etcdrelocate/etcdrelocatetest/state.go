@@ -1,0 +1,107 @@
+package etcdrelocatetest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/cozystack/tenantkit/etcdrelocate"
+)
+
+// StateOptions shape the state NewState builds.
+type StateOptions struct {
+	// Voters is the number of voting members. Default 3.
+	Voters int
+	// Layout is the deployment layout. Default LayoutStatefulSet.
+	Layout etcdrelocate.Layout
+	// Leader is the index of the leading member. Default 0.
+	Leader int
+	// SpareNodes is the number of nodes without a member. Default 2.
+	SpareNodes int
+	// Version is the etcd version every member reports. Default "3.6.11".
+	Version string
+}
+
+// Namespace is the namespace of states built by NewState.
+const Namespace = "tenant-test"
+
+// NodeName returns the name of the i-th node: node-a, node-b, ...
+func NodeName(i int) string { return "node-" + string(rune('a'+i)) }
+
+// MemberID returns the etcd member ID NewState gives member i.
+func MemberID(i int) uint64 { return 0x8e9e05c52164694d + uint64(i)*0x1111 }
+
+// NewState returns the observed state of a healthy tenant etcd: member i runs
+// as pod etcd-i (or EtcdMember etcd-i for the v1alpha2 layouts) on node
+// NodeName(i), every member is a healthy voter agreeing on the leader, hashes
+// are equal, and SpareNodes empty Ready nodes follow. Tests change fields to
+// produce the situation they need.
+func NewState(t testing.TB, opts StateOptions) *etcdrelocate.State {
+	t.Helper()
+	if opts.Voters == 0 {
+		opts.Voters = 3
+	}
+	if opts.Layout == etcdrelocate.LayoutUnknown {
+		opts.Layout = etcdrelocate.LayoutStatefulSet
+	}
+	if opts.SpareNodes == 0 {
+		opts.SpareNodes = 2
+	}
+	if opts.Version == "" {
+		opts.Version = "3.6.11"
+	}
+	if opts.Leader < 0 || opts.Leader >= opts.Voters {
+		t.Fatalf("etcdrelocatetest: leader %d out of range for %d voters", opts.Leader, opts.Voters)
+	}
+	service := "etcd-headless"
+	if opts.Layout == etcdrelocate.LayoutEtcdMember {
+		service = "etcd"
+	}
+	s := &etcdrelocate.State{
+		Namespace:    Namespace,
+		Cluster:      etcdrelocate.DefaultCluster,
+		Layout:       opts.Layout,
+		HashRevision: 1000,
+		ObservedAt:   time.Unix(1_800_000_000, 0),
+	}
+	for i := 0; i < opts.Voters+opts.SpareNodes; i++ {
+		s.Nodes = append(s.Nodes, etcdrelocate.Node{Name: NodeName(i), Ready: true})
+	}
+	for i := 0; i < opts.Voters; i++ {
+		pod := fmt.Sprintf("etcd-%d", i)
+		m := etcdrelocate.Member{
+			ID:         MemberID(i),
+			Name:       pod,
+			PeerURLs:   []string{etcdrelocate.PeerURL(pod, service, Namespace)},
+			ClientURLs: []string{etcdrelocate.ClientURL(pod, service, Namespace)},
+			Status: &etcdrelocate.MemberStatus{
+				Version: opts.Version, ClusterID: 0xc105, MemberID: MemberID(i), Leader: MemberID(opts.Leader),
+				RaftTerm: 2, RaftIndex: 5000, RaftAppliedIndex: 5000, Revision: 1200, DBSize: 20 << 20, DBSizeInUse: 18 << 20,
+			},
+			Hash: 0xdecafbad, HashOK: true,
+			Pod: &etcdrelocate.Pod{Name: pod, UID: fmt.Sprintf("pod-uid-%d", i), Node: NodeName(i), Phase: "Running", Ready: true,
+				ClaimName: "data-" + pod},
+			PVC: &etcdrelocate.PVC{Name: "data-" + pod, UID: fmt.Sprintf("pvc-uid-%d", i), Phase: "Bound", VolumeName: fmt.Sprintf("pv-%d", i),
+				StorageClass: "local", Request: "4Gi"},
+			PV: &etcdrelocate.PV{Name: fmt.Sprintf("pv-%d", i), UID: fmt.Sprintf("pv-uid-%d", i), Phase: "Bound", ReclaimPolicy: "Delete", Node: NodeName(i)},
+		}
+		if opts.Layout != etcdrelocate.LayoutStatefulSet {
+			m.EtcdMember = pod
+		}
+		s.Members = append(s.Members, m)
+	}
+	if opts.Layout == etcdrelocate.LayoutStatefulSet {
+		s.Workload = etcdrelocate.Workload{Kind: "StatefulSet", Name: "etcd", Replicas: opts.Voters, ReadyReplicas: opts.Voters,
+			CurrentRevision: "etcd-1", UpdateRevision: "etcd-1", ServiceName: service, InitialClusterState: "existing"}
+	} else {
+		s.Workload = etcdrelocate.Workload{Kind: "EtcdCluster", Name: "etcd", Replicas: opts.Voters, ReadyReplicas: opts.Voters, ServiceName: service}
+	}
+	s.PDB = &etcdrelocate.PDB{Name: "etcd", DisruptionsAllowed: opts.Voters - etcdrelocate.Quorum(opts.Voters),
+		CurrentHealthy: opts.Voters, DesiredHealthy: etcdrelocate.Quorum(opts.Voters)}
+	wild := "*." + service + "." + Namespace + ".svc"
+	s.Certificates = []etcdrelocate.Certificate{
+		{Secret: etcdrelocate.ServerTLSSecret, DNSNames: []string{"etcd", wild, "localhost"}, ServerAuth: true, ClientAuth: true},
+		{Secret: etcdrelocate.PeerTLSSecret, DNSNames: []string{"etcd", wild, "localhost"}, ServerAuth: true, ClientAuth: true},
+	}
+	return s
+}

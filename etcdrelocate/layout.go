@@ -1,0 +1,177 @@
+package etcdrelocate
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// Layout says how a tenant etcd is deployed, which decides the plan.
+type Layout int
+
+const (
+	// LayoutUnknown is the zero Layout: nothing recognisable was found.
+	LayoutUnknown Layout = iota
+	// LayoutStatefulSet is the aenix etcd-operator (etcd.aenix.io/v1alpha1,
+	// Cozystack up to v1.5): StatefulSet "etcd", pods etcd-N, PVCs
+	// data-etcd-N, headless Service etcd-headless. The operator manages no
+	// membership; the plan calls the membership API itself.
+	LayoutStatefulSet
+	// LayoutEtcdMember is the Cozystack etcd-operator
+	// (etcd-operator.cozystack.io/v1alpha2, Cozystack v1.6+): one EtcdMember
+	// object per member with a generated name, owning its pod and PVC
+	// data-<member>. The operator manages membership; the plan goes through
+	// it.
+	LayoutEtcdMember
+	// LayoutMigrated is a v1alpha2 cluster adopted from the StatefulSet
+	// layout by etcd-migrate: EtcdMember objects with the legacy names
+	// (etcd-N, etcd-headless) until the members roll. Planned like
+	// LayoutEtcdMember.
+	LayoutMigrated
+)
+
+func (l Layout) String() string {
+	switch l {
+	case LayoutStatefulSet:
+		return "statefulset (etcd.aenix.io/v1alpha1)"
+	case LayoutEtcdMember:
+		return "etcdmember (etcd-operator.cozystack.io/v1alpha2)"
+	case LayoutMigrated:
+		return "etcdmember, migrated with legacy names (etcd-operator.cozystack.io/v1alpha2)"
+	default:
+		return "unknown"
+	}
+}
+
+// layoutNames are the short names used in checkpoints and flags.
+var layoutNames = map[Layout]string{
+	LayoutStatefulSet: "statefulset",
+	LayoutEtcdMember:  "etcdmember",
+	LayoutMigrated:    "migrated",
+}
+
+// MarshalText returns the layout's short name (statefulset, etcdmember,
+// migrated).
+func (l Layout) MarshalText() ([]byte, error) {
+	if n, ok := layoutNames[l]; ok {
+		return []byte(n), nil
+	}
+	return nil, fmt.Errorf("unknown layout %d", int(l))
+}
+
+// UnmarshalText parses a short name written by MarshalText.
+func (l *Layout) UnmarshalText(b []byte) error {
+	for k, n := range layoutNames {
+		if n == string(b) {
+			*l = k
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown layout %q", b)
+}
+
+// operatorManaged reports whether the operator owns membership changes.
+func (l Layout) operatorManaged() bool { return l == LayoutEtcdMember || l == LayoutMigrated }
+
+// Names and labels of the Cozystack layouts.
+const (
+	// DefaultCluster is the name Cozystack gives every tenant EtcdCluster.
+	DefaultCluster = "etcd"
+	// ClientTLSSecret holds the client certificate (CN root) the library
+	// uses; CATLSSecret holds the CA that signed the serving certificates.
+	ClientTLSSecret = "etcd-client-tls"
+	CATLSSecret     = "etcd-ca-tls"
+	// ServerTLSSecret and PeerTLSSecret hold the members' certificates,
+	// whose SANs must cover the member's DNS name.
+	ServerTLSSecret = "etcd-server-tls"
+	PeerTLSSecret   = "etcd-peer-tls"
+	// ClusterStateConfigMap is the aenix operator's ConfigMap with
+	// ETCD_INITIAL_CLUSTER_STATE.
+	ClusterStateConfigMap = "etcd-cluster-state"
+
+	// LabelV1alpha2Cluster selects a v1alpha2 cluster's pods and
+	// EtcdMembers; LabelV1alpha2Role=voter marks voters' pods.
+	LabelV1alpha2Cluster = "etcd-operator.cozystack.io/cluster"
+	LabelV1alpha2Role    = "etcd-operator.cozystack.io/role"
+	// AnnotationHeadlessService names the legacy headless Service of a
+	// migrated member.
+	AnnotationHeadlessService = "etcd-operator.cozystack.io/headless-service-name"
+
+	// peerPort and clientPort are etcd's ports in every layout.
+	peerPort   = "2380"
+	clientPort = "2379"
+)
+
+// API groups of the two operators.
+const (
+	GroupAenix     = "etcd.aenix.io"
+	GroupCozystack = "etcd-operator.cozystack.io"
+)
+
+// headlessService returns the headless Service that gives the members their
+// DNS names.
+func headlessService(l Layout, cluster string) string {
+	if l == LayoutEtcdMember {
+		return cluster
+	}
+	return cluster + "-headless"
+}
+
+// MemberHost is the DNS name of a member's pod: <pod>.<service>.<ns>.svc.
+func MemberHost(pod, service, namespace string) string {
+	return pod + "." + service + "." + namespace + ".svc"
+}
+
+// PeerURL is the peer URL the operators give a member:
+// https://<pod>.<service>.<ns>.svc:2380.
+func PeerURL(pod, service, namespace string) string {
+	return "https://" + net.JoinHostPort(MemberHost(pod, service, namespace), peerPort)
+}
+
+// ClientURL is a member's client URL: https://<pod>.<service>.<ns>.svc:2379.
+func ClientURL(pod, service, namespace string) string {
+	return "https://" + net.JoinHostPort(MemberHost(pod, service, namespace), clientPort)
+}
+
+// NormalizeURL returns the canonical form of a peer or client URL for
+// comparison: lower-case scheme and host, no trailing dot, the cluster-domain
+// suffix after ".svc" dropped, no path. Members are matched by peer URL, never
+// by name.
+func NormalizeURL(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return strings.ToLower(strings.TrimSpace(raw))
+	}
+	host, port := u.Hostname(), u.Port()
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if i := strings.Index(host, ".svc."); i >= 0 {
+		host = host[:i+len(".svc")]
+	}
+	if port == "" {
+		port = map[string]string{"https": "443", "http": "80"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(host, port)
+}
+
+// SameURL reports whether two URLs name the same endpoint after
+// NormalizeURL.
+func SameURL(a, b string) bool { return NormalizeURL(a) == NormalizeURL(b) }
+
+// hostOf returns the host of a URL, or "".
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// podOfHost splits <pod>.<service>.<ns>.svc into pod and namespace.
+func podOfHost(host string) (pod, namespace string, err error) {
+	parts := strings.Split(strings.TrimSuffix(host, "."), ".")
+	if len(parts) < 4 || parts[3] != "svc" {
+		return "", "", fmt.Errorf("%q is not a pod DNS name <pod>.<service>.<namespace>.svc", host)
+	}
+	return parts[0], parts[2], nil
+}

@@ -1,0 +1,316 @@
+package etcdrelocate
+
+import (
+	"fmt"
+	"strings"
+)
+
+// StepKind names a step of a plan.
+type StepKind string
+
+// The steps. A StatefulSet plan uses checkpoint … finish in the order of the
+// package documentation; a v1alpha2 plan replaces remove-member …
+// promote with delete-etcdmember, wait-replacement and wait-voter.
+const (
+	StepCheckpoint       StepKind = "checkpoint"
+	StepSnapshot         StepKind = "snapshot"
+	StepMoveLeader       StepKind = "move-leader"
+	StepCordon           StepKind = "cordon"
+	StepPinPlacement     StepKind = "pin-placement"
+	StepRemoveMember     StepKind = "remove-member"
+	StepDeleteStorage    StepKind = "delete-storage"
+	StepAddLearner       StepKind = "add-learner"
+	StepClaimOnTarget    StepKind = "claim-on-target"
+	StepWaitPod          StepKind = "wait-pod"
+	StepCatchUp          StepKind = "catch-up"
+	StepPromote          StepKind = "promote"
+	StepDeleteEtcdMember StepKind = "delete-etcdmember"
+	StepWaitReplacement  StepKind = "wait-replacement"
+	StepWaitVoter        StepKind = "wait-voter"
+	StepVerify           StepKind = "verify"
+	StepUncordon         StepKind = "uncordon"
+	StepFinish           StepKind = "finish"
+)
+
+// Step is one step of a plan: what it does, what must hold before, how the
+// executor checks that it worked, and the membership it leaves.
+type Step struct {
+	Kind         StepKind
+	Action       string
+	Precondition string
+	Check        string
+	// After is the membership the step leaves when it succeeds.
+	After Membership
+
+	effect effect
+}
+
+// MemberRef identifies the member being moved by everything a re-run needs.
+type MemberRef struct {
+	ID         uint64
+	Name       string
+	PeerURL    string
+	Pod        string
+	PodUID     string
+	PVC        string
+	PVCUID     string
+	PV         string
+	EtcdMember string
+	// Node is the node it runs on before the move.
+	Node string
+	// Leader reports whether it led the cluster when the plan was made.
+	Leader bool
+}
+
+// Plan is a relocation as a plain value: print it for a dry run, hand it to
+// Execute to carry it out.
+type Plan struct {
+	Namespace  string
+	Cluster    string
+	Layout     Layout
+	Member     MemberRef
+	TargetNode string
+	// ClusterID is etcd's cluster ID when the plan was made.
+	ClusterID uint64
+	// Voters is the number of voters before the move.
+	Voters int
+	// Steps are the steps in order.
+	Steps []Step
+	// Guarantee states what the plan guarantees about quorum and fault
+	// tolerance.
+	Guarantee string
+	// MinFaultTolerance is the lowest fault tolerance any step leaves.
+	MinFaultTolerance int
+	// Warnings are preflight findings that did not refuse the plan.
+	Warnings []string
+	// Options are the request's options.
+	Options Options
+	// Resume is true when the plan continues a relocation recorded in a
+	// checkpoint; Execute then skips the steps already done.
+	Resume bool
+}
+
+// NewPlan makes the plan for req from the observed state s. It does no I/O.
+// If s holds the checkpoint of a relocation of the same member, the plan
+// resumes it; otherwise preflight runs first and its *PreflightError is
+// returned on refusal.
+func NewPlan(s *State, req Request) (*Plan, error) {
+	if cp := s.Checkpoint; cp != nil && checkpointMatches(s, cp, req) {
+		return resumePlan(s, cp)
+	}
+	target, warns, err := preflight(s, req)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{
+		Namespace:  s.Namespace,
+		Cluster:    s.Cluster,
+		Layout:     s.Layout,
+		TargetNode: req.TargetNode,
+		ClusterID:  s.ClusterID(),
+		Voters:     len(s.Voters()),
+		Warnings:   warns,
+		Options:    req.Options,
+		Member:     refOf(target, s.Leader() == target.ID),
+	}
+	p.build()
+	return p, nil
+}
+
+func refOf(m *Member, leader bool) MemberRef {
+	r := MemberRef{ID: m.ID, Name: m.Name, PeerURL: m.PeerURL(), EtcdMember: m.EtcdMember, Node: m.Node(), Leader: leader}
+	if m.Pod != nil {
+		r.Pod, r.PodUID = m.Pod.Name, m.Pod.UID
+	}
+	if m.PVC != nil {
+		r.PVC, r.PVCUID = m.PVC.Name, m.PVC.UID
+	}
+	if m.PV != nil {
+		r.PV = m.PV.Name
+	}
+	return r
+}
+
+// checkpointMatches reports whether a checkpoint records the relocation req
+// asks for (an empty Member or TargetNode matches any).
+func checkpointMatches(s *State, cp *Checkpoint, req Request) bool {
+	if req.TargetNode != "" && req.TargetNode != cp.TargetNode {
+		return false
+	}
+	switch req.Member {
+	case "", cp.Pod, cp.EtcdMember, FormatID(cp.MemberID):
+		return true
+	}
+	m := s.FindMember(req.Member)
+	return m != nil && SameURL(m.PeerURL(), cp.PeerURL)
+}
+
+// resumePlan rebuilds the plan recorded in a checkpoint.
+func resumePlan(s *State, cp *Checkpoint) (*Plan, error) {
+	if cp.Phase == PhaseRolledBack {
+		return nil, &RolledBackError{Step: StepFinish, Voters: cp.Voters - 1, RemovedID: cp.MemberID, SnapshotPath: cp.SnapshotPath,
+			Cause: fmt.Errorf("an earlier run rolled back; restore the replica, then delete ConfigMap %s/%s", cp.Namespace, checkpointName(cp.Cluster))}
+	}
+	p := &Plan{
+		Namespace:  cp.Namespace,
+		Cluster:    cp.Cluster,
+		Layout:     cp.Layout,
+		TargetNode: cp.TargetNode,
+		ClusterID:  cp.ClusterID,
+		Voters:     cp.Voters,
+		Options:    cp.Options,
+		Resume:     true,
+		Member: MemberRef{ID: cp.MemberID, PeerURL: cp.PeerURL, Pod: cp.Pod, PodUID: cp.PodUID, PVC: cp.PVC, PVCUID: cp.PVCUID,
+			PV: cp.PV, EtcdMember: cp.EtcdMember, Node: cp.SourceNode},
+	}
+	if m := s.MemberByID(cp.MemberID); m != nil {
+		p.Member.Name = m.Name
+		p.Member.Leader = s.Leader() == m.ID
+	}
+	p.build()
+	return p, nil
+}
+
+// build fills in the steps, the guarantee and the minimum fault tolerance.
+func (p *Plan) build() {
+	m := p.Member
+	before := Membership{Voters: p.Voters, Healthy: p.Voters}
+	add := func(kind StepKind, e effect, action, pre, check string) {
+		prev := before
+		if n := len(p.Steps); n > 0 {
+			prev = p.Steps[n-1].After
+		}
+		p.Steps = append(p.Steps, Step{Kind: kind, effect: e, After: prev.apply(e), Action: action, Precondition: pre, Check: check})
+	}
+	cm := p.Namespace + "/" + checkpointName(p.Cluster)
+	add(StepCheckpoint, effectNone, fmt.Sprintf("record member %s, its pod and claim UIDs and the target in ConfigMap %s", FormatID(m.ID), cm),
+		"no other relocation recorded", "the ConfigMap reads back")
+	if !p.Options.SkipSnapshot {
+		add(StepSnapshot, effectNone, fmt.Sprintf("stream a snapshot from a healthy voter other than %s to %s", m.label(), p.snapshotDir()),
+			"the source voter is healthy", "the snapshot is non-empty and its sha256 trailer verifies")
+	}
+	lead := fmt.Sprintf("%s does not lead; keep it so", m.label())
+	if m.Leader {
+		lead = fmt.Sprintf("MoveLeader from %s to the most up-to-date other voter", m.label())
+	}
+	add(StepMoveLeader, effectNone, lead, "the transferee is a healthy voter", fmt.Sprintf("two members agree the leader is not %s", m.label()))
+	if !p.Options.SkipCordon && m.Node != "" {
+		add(StepCordon, effectNone, fmt.Sprintf("cordon %s so the new pod cannot land there again", m.Node),
+			"none (a node cordoned before is left cordoned afterwards)", fmt.Sprintf("%s is unschedulable", m.Node))
+	}
+	if p.Layout.operatorManaged() {
+		p.buildV1alpha2(add)
+	} else {
+		p.buildStatefulSet(add)
+	}
+	add(StepVerify, effectNone, "check every member is a voter, one agreed leader, HashKV equal at a common revision, the pod Ready on "+p.TargetNode,
+		"the new member is a voter", "all of the above")
+	if !p.Options.SkipCordon && m.Node != "" {
+		add(StepUncordon, effectNone, fmt.Sprintf("uncordon %s (only if this relocation cordoned it)", m.Node), "none", m.Node+" is schedulable again")
+	}
+	add(StepFinish, effectNone, "delete ConfigMap "+cm, "verify passed", "the ConfigMap is gone")
+	p.MinFaultTolerance = before.FaultTolerance()
+	for _, s := range p.Steps {
+		p.MinFaultTolerance = min(p.MinFaultTolerance, s.After.FaultTolerance())
+	}
+	p.Guarantee = fmt.Sprintf("quorum is kept at every step; no member votes before it has caught up (it joins as a learner); "+
+		"fault tolerance goes from %d to %d while the member is out (from removal to promotion), then back to %d. "+
+		"On a pod or catch-up timeout the learner is removed again and the cluster keeps %d voters; the old member is never re-added",
+		before.FaultTolerance(), p.MinFaultTolerance, before.FaultTolerance(), p.Voters-1)
+}
+
+type addFunc func(kind StepKind, e effect, action, pre, check string)
+
+func (p *Plan) buildStatefulSet(add addFunc) {
+	m := p.Member
+	add(StepRemoveMember, effectRemoveVoter,
+		fmt.Sprintf("MemberRemove %s; retry \"unhealthy cluster\"; settle an ambiguous result by re-reading MemberList", FormatID(m.ID)),
+		fmt.Sprintf("every other voter healthy; %s not the leader", m.label()),
+		"the ID is gone from MemberList and the remaining voters agree on a leader")
+	add(StepDeleteStorage, effectNone,
+		fmt.Sprintf("delete PVC %s, then pod %s; wait until the old claim (UID %s) and pod are gone", m.PVC, m.Pod, m.PVCUID),
+		"the old member is no longer in etcd, so no empty member can start under its ID",
+		"the old claim and pod UIDs are gone; the old volume is deleted or released")
+	add(StepAddLearner, effectAddLearner,
+		fmt.Sprintf("MemberAddAsLearner %s; retry \"unhealthy cluster\"; settle \"peer URL exists\" by MemberList", m.PeerURL),
+		"no learner in the cluster; the old ID is absent", "MemberList shows the URL as a learner with a new ID")
+	add(StepClaimOnTarget, effectNone,
+		fmt.Sprintf("create PVC %s pinned to %s (pre-bound to a local volume there, or annotated volume.kubernetes.io/selected-node)", m.PVC, p.TargetNode),
+		"the old claim is gone", fmt.Sprintf("the claim exists and targets %s", p.TargetNode))
+	add(StepWaitPod, effectNone, fmt.Sprintf("wait for pod %s running on %s", m.Pod, p.TargetNode),
+		"the learner is registered", "Status on the pod reports a learner with the new member ID and the same cluster ID")
+	add(StepCatchUp, effectNone, "wait until the learner has applied the leader's committed index",
+		"the learner runs", "learner applied index ≥ leader committed index sampled when the wait began")
+	add(StepPromote, effectPromote, "MemberPromote; retry while etcd answers \"not in sync\"; settle \"not a learner\" by MemberList",
+		"the learner has caught up", "MemberList shows a voter and the member's own Status says it is not a learner")
+}
+
+func (p *Plan) buildV1alpha2(add addFunc) {
+	m := p.Member
+	add(StepPinPlacement, effectNone,
+		fmt.Sprintf("add a required node affinity for %s to EtcdCluster %s (restored afterwards)", p.TargetNode, p.Cluster),
+		"the EtcdCluster is not progressing", "the operator has adopted the spec")
+	add(StepDeleteEtcdMember, effectRemoveVoter,
+		fmt.Sprintf("delete EtcdMember %s; the operator's finalizer runs MemberRemove, then its pod and claim are collected", m.EtcdMember),
+		"every other voter healthy; the PodDisruptionBudget allows a disruption", "the member ID is gone from MemberList")
+	add(StepWaitReplacement, effectAddLearner,
+		fmt.Sprintf("wait for the operator's replacement EtcdMember to join as a learner on %s", p.TargetNode),
+		"the old member is gone", "a new learner runs on "+p.TargetNode)
+	add(StepWaitVoter, effectPromote, "wait for the operator to promote the replacement",
+		"the replacement runs", "MemberList shows it as a voter")
+}
+
+func (m MemberRef) label() string {
+	switch {
+	case m.Pod != "":
+		return m.Pod
+	case m.EtcdMember != "":
+		return m.EtcdMember
+	case m.Name != "":
+		return m.Name
+	}
+	return FormatID(m.ID)
+}
+
+func (p *Plan) snapshotDir() string {
+	if p.Options.SnapshotDir != "" {
+		return p.Options.SnapshotDir
+	}
+	return "the temporary directory"
+}
+
+// String renders the plan as text: the header, the guarantee and a table of
+// steps with their preconditions, checks and the fault tolerance each
+// leaves.
+func (p *Plan) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Relocate %s (member %s, %s) of %s/%s from %s to %s\n", p.Member.label(), FormatID(p.Member.ID), p.Member.PeerURL,
+		p.Namespace, p.Cluster, orNone(p.Member.Node), p.TargetNode)
+	fmt.Fprintf(&b, "Layout: %s; %d voters", p.Layout, p.Voters)
+	if p.Resume {
+		b.WriteString("; resuming from the checkpoint")
+	}
+	fmt.Fprintf(&b, "\nGuarantee: %s.\n", p.Guarantee)
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "Warning: %s\n", w)
+	}
+	for i, s := range p.Steps {
+		voters := fmt.Sprintf("%d voters", s.After.Voters)
+		if s.After.Learners > 0 {
+			voters += fmt.Sprintf(" + %d learner", s.After.Learners)
+		}
+		fmt.Fprintf(&b, "%2d. %-18s %s, fault tolerance %d\n", i+1, s.Kind, voters, s.After.FaultTolerance())
+		fmt.Fprintf(&b, "    do:    %s\n    pre:   %s\n    check: %s\n", s.Action, s.Precondition, s.Check)
+	}
+	return b.String()
+}
+
+// Step returns the step of the given kind, or nil.
+func (p *Plan) Step(kind StepKind) *Step {
+	for i := range p.Steps {
+		if p.Steps[i].Kind == kind {
+			return &p.Steps[i]
+		}
+	}
+	return nil
+}
