@@ -1,0 +1,80 @@
+package etcdrelocate
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+)
+
+// DialFunc opens a connection to a member's client address ("host:port", as
+// in its client URL). Set Config.Dial to reach members from outside the
+// cluster network: PortForwardDialer tunnels through the Kubernetes API,
+// ResolverDialer resolves the members' DNS names through a given DNS server.
+// TLS still verifies the member's DNS name, not the tunnel's address.
+type DialFunc func(ctx context.Context, addr string) (net.Conn, error)
+
+// ResolverDialer returns a DialFunc that resolves host names through the DNS
+// server at dnsAddr ("host:port") instead of the system resolver, for
+// example a cluster DNS reachable from where the library runs.
+func ResolverDialer(dnsAddr string) DialFunc {
+	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, dnsAddr)
+	}}
+	d := &net.Dialer{Resolver: r, Timeout: 5 * time.Second}
+	return func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
+}
+
+// connector builds etcd clients with the library's TLS and dialer.
+type connector struct {
+	tls  *tls.Config
+	dial DialFunc
+	call time.Duration
+}
+
+// client returns a client for endpoints. The caller closes it.
+func (c *connector) client(endpoints ...string) (*clientv3.Client, error) {
+	if len(endpoints) == 0 {
+		return nil, fmt.Errorf("%w: no etcd endpoints", ErrInvalidConfig)
+	}
+	cfg := clientv3.Config{
+		Endpoints:            endpoints,
+		TLS:                  c.tls.Clone(),
+		DialTimeout:          5 * time.Second,
+		DialKeepAliveTime:    10 * time.Second,
+		DialKeepAliveTimeout: 5 * time.Second,
+		Logger:               zap.NewNop(),
+	}
+	if c.dial != nil {
+		cfg.DialOptions = append(cfg.DialOptions, grpc.WithContextDialer(c.dial))
+	}
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("etcd client for %v: %w", endpoints, err)
+	}
+	return cli, nil
+}
+
+// endpointsOf returns the client URLs of the given members.
+func endpointsOf(ms []Member) []string {
+	var eps []string
+	for _, m := range ms {
+		eps = append(eps, m.ClientURLs...)
+	}
+	return eps
+}
+
+// callCtx bounds one RPC.
+func (c *connector) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := c.call
+	if d <= 0 {
+		d = 10 * time.Second
+	}
+	return context.WithTimeout(ctx, d)
+}
