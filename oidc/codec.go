@@ -1,0 +1,117 @@
+package oidc
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/apiserver/pkg/apis/apiserver"
+	"k8s.io/apiserver/pkg/apis/apiserver/install"
+	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
+	apiserverv1beta1 "k8s.io/apiserver/pkg/apis/apiserver/v1beta1"
+	"k8s.io/apiserver/pkg/apis/apiserver/validation"
+	authenticationcel "k8s.io/apiserver/pkg/authentication/cel"
+)
+
+// The config API versions the renderer emits.
+var (
+	// APIVersionV1 is apiserver.config.k8s.io/v1, served from Kubernetes 1.34.
+	APIVersionV1 = apiserverv1.SchemeGroupVersion
+	// APIVersionV1Beta1 is apiserver.config.k8s.io/v1beta1, served from 1.30.
+	APIVersionV1Beta1 = apiserverv1beta1.SchemeGroupVersion
+)
+
+// codecs decodes strictly, as kube-apiserver does: an unknown or duplicate
+// field is an error.
+var codecs = func() serializer.CodecFactory {
+	scheme := runtime.NewScheme()
+	install.Install(scheme)
+	return serializer.NewCodecFactory(scheme, serializer.EnableStrict)
+}()
+
+// celCompiler is the apiserver's own CEL compiler for claim and user
+// expressions. Building its environment takes milliseconds, so it is shared.
+var celCompiler = sync.OnceValue(authenticationcel.NewDefaultCompiler)
+
+// APIVersionFor returns the config API version to render for a Kubernetes
+// version such as "v1.35" or "1.33.2": v1 from 1.34, v1beta1 for 1.30 to
+// 1.33. Older versions have no usable structured authentication
+// configuration and get ErrUnsupportedVersion.
+func APIVersionFor(kubernetesVersion string) (schema.GroupVersion, error) {
+	v, err := version.ParseGeneric(kubernetesVersion)
+	if err != nil {
+		return schema.GroupVersion{}, fmt.Errorf("%w: %q: %w", ErrUnsupportedVersion, kubernetesVersion, err)
+	}
+	switch {
+	case v.Major() != 1:
+		return schema.GroupVersion{}, fmt.Errorf("%w: %q", ErrUnsupportedVersion, kubernetesVersion)
+	case v.Minor() >= 34:
+		return APIVersionV1, nil
+	case v.Minor() >= 30:
+		return APIVersionV1Beta1, nil
+	default:
+		return schema.GroupVersion{}, fmt.Errorf("%w: %q (structured authentication needs 1.30 or later)", ErrUnsupportedVersion, kubernetesVersion)
+	}
+}
+
+// EncodeAuthenticationConfiguration renders cfg as YAML in the API version
+// gv (APIVersionV1 or APIVersionV1Beta1), after checking it with the
+// apiserver's validation.
+func EncodeAuthenticationConfiguration(cfg *apiserver.AuthenticationConfiguration, gv schema.GroupVersion) ([]byte, error) {
+	if gv != APIVersionV1 && gv != APIVersionV1Beta1 {
+		return nil, invalidf("cannot render API version %s", gv)
+	}
+	if err := ValidateAuthenticationConfiguration(cfg); err != nil {
+		return nil, err
+	}
+	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeYAML)
+	if !ok {
+		return nil, invalidf("no YAML serializer")
+	}
+	var buf bytes.Buffer
+	if err := codecs.EncoderForVersion(info.Serializer, gv).Encode(cfg, &buf); err != nil {
+		return nil, fmt.Errorf("encode authentication configuration: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ParseAuthenticationConfiguration decodes an AuthenticationConfiguration
+// file (any served version) the way kube-apiserver loads
+// --authentication-config, strictly, and validates it with the apiserver's
+// validation. The result is the internal (hub) type that validation and the
+// Verifier take.
+func ParseAuthenticationConfiguration(data []byte) (*apiserver.AuthenticationConfiguration, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, invalidf("empty authentication configuration")
+	}
+	obj, err := runtime.Decode(codecs.UniversalDecoder(), data)
+	if err != nil {
+		return nil, invalidf("decode authentication configuration: %v", err)
+	}
+	cfg, ok := obj.(*apiserver.AuthenticationConfiguration)
+	if !ok || cfg == nil {
+		return nil, invalidf("expected AuthenticationConfiguration, got %T", obj)
+	}
+	if err := ValidateAuthenticationConfiguration(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// ValidateAuthenticationConfiguration runs k8s.io/apiserver's validation,
+// CEL compilation included, on cfg. disallowedIssuers are the apiserver's
+// --service-account-issuer values, which no JWT issuer may reuse. The
+// error is a *ConfigError.
+func ValidateAuthenticationConfiguration(cfg *apiserver.AuthenticationConfiguration, disallowedIssuers ...string) error {
+	if cfg == nil {
+		return invalidf("nil authentication configuration")
+	}
+	if errs := validation.ValidateAuthenticationConfiguration(celCompiler(), cfg, disallowedIssuers); len(errs) > 0 {
+		return &ConfigError{Errs: errs}
+	}
+	return nil
+}

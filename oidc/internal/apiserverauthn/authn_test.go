@@ -1,0 +1,54 @@
+package apiserverauthn_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	gooidc "github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apiserver/pkg/apis/apiserver"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	apiserveroidc "k8s.io/apiserver/plugin/pkg/authenticator/token/oidc"
+
+	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/oidc/oidctest"
+)
+
+// newAPIServerAuthenticator builds kube-apiserver's JWT authenticator the
+// way kube-apiserver does for --authentication-config (every valid signing
+// algorithm), pointed at iss, and waits until it has discovered the issuer.
+func newAPIServerAuthenticator(t testing.TB, iss *oidctest.Issuer, jwt apiserver.JWTAuthenticator) authenticator.Token {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	a, err := apiserveroidc.New(ctx, apiserveroidc.Options{
+		JWTAuthenticator:     jwt,
+		Client:               iss.Client(),
+		SupportedSigningAlgs: apiserveroidc.AllValidSigningAlgorithms(),
+	})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return a.HealthCheck() == nil }, 30*time.Second, 20*time.Millisecond,
+		"apiserver authenticator did not initialise")
+	return a
+}
+
+// newVerifier builds our Verifier for the same authenticator entry.
+func newVerifier(t testing.TB, iss *oidctest.Issuer, jwt apiserver.JWTAuthenticator) *oidc.Verifier {
+	t.Helper()
+	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: jwt, HTTPClient: iss.Client()})
+	require.NoError(t, err)
+	return v
+}
+
+// newGoOIDCVerifier is the baseline: go-oidc v3 alone, through discovery,
+// checking signature, issuer, audience and expiry.
+func newGoOIDCVerifier(t testing.TB, iss *oidctest.Issuer, audience string) *gooidc.IDTokenVerifier {
+	t.Helper()
+	p, err := gooidc.NewProvider(gooidc.ClientContext(context.Background(), iss.Client()), iss.URL())
+	require.NoError(t, err)
+	return p.Verifier(&gooidc.Config{ClientID: audience, SupportedSigningAlgs: []string{"RS256", "ES256"}})
+}
+
+func joseAlg(s string) jose.SignatureAlgorithm { return jose.SignatureAlgorithm(s) }

@@ -1,0 +1,147 @@
+package oidc
+
+import (
+	"bytes"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// KeycloakAPIVersion is the API of the EDP Keycloak operator
+// (github.com/epam/edp-keycloak-operator) that Cozystack runs.
+const KeycloakAPIVersion = "v1.edp.epam.com/v1"
+
+// The localhost redirect URIs kubectl oidc-login listens on.
+var loginRedirectURIs = []string{"http://localhost:8000", "http://localhost:18000"}
+
+// RealmRef points an EDP object at its realm.
+type RealmRef struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+}
+
+// KeycloakClient is the EDP KeycloakClient object for a cluster: a public
+// client with PKCE S256 for kubectl oidc-login. Only the fields Cozystack
+// sets are modelled; the operator defaults the rest.
+type KeycloakClient struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              KeycloakClientSpec `json:"spec"`
+}
+
+// KeycloakClientSpec is the spec of a KeycloakClient.
+type KeycloakClientSpec struct {
+	ClientID                string            `json:"clientId"`
+	RealmRef                RealmRef          `json:"realmRef"`
+	Public                  bool              `json:"public"`
+	DirectAccess            bool              `json:"directAccess"`
+	AdvancedProtocolMappers bool              `json:"advancedProtocolMappers"`
+	RedirectURIs            []string          `json:"redirectUris"`
+	DefaultClientScopes     []string          `json:"defaultClientScopes"`
+	Attributes              map[string]string `json:"attributes"`
+}
+
+// KeycloakClientScope is the EDP KeycloakClientScope object that puts the
+// cluster's client ID into the aud claim of ID and access tokens.
+type KeycloakClientScope struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              KeycloakClientScopeSpec `json:"spec"`
+}
+
+// KeycloakClientScopeSpec is the spec of a KeycloakClientScope.
+type KeycloakClientScopeSpec struct {
+	Name            string            `json:"name"`
+	RealmRef        RealmRef          `json:"realmRef"`
+	Protocol        string            `json:"protocol"`
+	Default         bool              `json:"default"`
+	Description     string            `json:"description,omitempty"`
+	Attributes      map[string]string `json:"attributes"`
+	ProtocolMappers []ProtocolMapper  `json:"protocolMappers"`
+}
+
+// ProtocolMapper is a Keycloak protocol mapper.
+type ProtocolMapper struct {
+	Name           string            `json:"name"`
+	Protocol       string            `json:"protocol"`
+	ProtocolMapper string            `json:"protocolMapper"`
+	Config         map[string]string `json:"config"`
+}
+
+// KeycloakClient returns the cluster's client in the platform realm: public,
+// PKCE S256, no direct access grants, redirect URIs localhost:8000 and
+// :18000, default scopes groups and the cluster's audience scope.
+func (c Cluster) KeycloakClient() KeycloakClient {
+	return KeycloakClient{
+		TypeMeta:   metav1.TypeMeta{APIVersion: KeycloakAPIVersion, Kind: "KeycloakClient"},
+		ObjectMeta: metav1.ObjectMeta{Name: c.ClientID(), Namespace: c.Namespace, Labels: c.labels()},
+		Spec: KeycloakClientSpec{
+			ClientID:                c.ClientID(),
+			RealmRef:                RealmRef{Name: SystemRealmRef, Kind: "ClusterKeycloakRealm"},
+			Public:                  true,
+			AdvancedProtocolMappers: true,
+			RedirectURIs:            append([]string(nil), loginRedirectURIs...),
+			DefaultClientScopes:     []string{"groups", c.AudienceScope()},
+			Attributes: map[string]string{
+				"pkce.code.challenge.method": "S256",
+				"post.logout.redirect.uris":  "+",
+			},
+		},
+	}
+}
+
+// KeycloakClientScope returns the cluster's audience scope: an
+// oidc-audience-mapper adding the client ID to ID, access and
+// introspection tokens.
+func (c Cluster) KeycloakClientScope() KeycloakClientScope {
+	return KeycloakClientScope{
+		TypeMeta:   metav1.TypeMeta{APIVersion: KeycloakAPIVersion, Kind: "KeycloakClientScope"},
+		ObjectMeta: metav1.ObjectMeta{Name: c.AudienceScope(), Namespace: c.Namespace, Labels: c.labels()},
+		Spec: KeycloakClientScopeSpec{
+			Name:        c.AudienceScope(),
+			RealmRef:    RealmRef{Name: SystemRealmRef, Kind: "ClusterKeycloakRealm"},
+			Protocol:    "openid-connect",
+			Description: "Audience " + c.ClientID() + " for tenant cluster " + c.String(),
+			Attributes:  map[string]string{"include.in.token.scope": "true"},
+			ProtocolMappers: []ProtocolMapper{{
+				Name:           "audience",
+				Protocol:       "openid-connect",
+				ProtocolMapper: "oidc-audience-mapper",
+				Config: map[string]string{
+					"included.client.audience":  c.ClientID(),
+					"id.token.claim":            "true",
+					"access.token.claim":        "true",
+					"introspection.token.claim": "true",
+					"lightweight.claim":         "false",
+				},
+			}},
+		},
+	}
+}
+
+// KeycloakYAML renders the cluster's KeycloakClientScope and KeycloakClient
+// as one multi-document YAML stream, ready for kubectl apply.
+func (c Cluster) KeycloakYAML() ([]byte, error) {
+	return yamlDocuments(c.KeycloakClientScope(), c.KeycloakClient())
+}
+
+func (c Cluster) labels() map[string]string {
+	return map[string]string{LabelManagedBy: ManagedByValue, LabelInstance: c.Release()}
+}
+
+// yamlDocuments renders objects as a YAML stream separated by "---".
+func yamlDocuments(objs ...any) ([]byte, error) {
+	var buf bytes.Buffer
+	for i, o := range objs {
+		data, err := yaml.Marshal(o)
+		if err != nil {
+			return nil, fmt.Errorf("render %T: %w", o, err)
+		}
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		buf.Write(data)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,170 @@
+package oidc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	authenticationcel "k8s.io/apiserver/pkg/authentication/cel"
+	"k8s.io/apiserver/pkg/cel/lazy"
+)
+
+// credentialIDKey is the extra key the apiserver sets from a token's jti.
+const credentialIDKey = "authentication.kubernetes.io/credential-id"
+
+// mapUser maps verified claims to a user and runs the validation rules, in
+// the apiserver's order: distributed claims, username, groups, uid, extra,
+// required claims, claim validation rules, user validation rules.
+func (v *Verifier) mapUser(ctx context.Context, c claims) (*UserInfo, error) {
+	m := v.jwt.ClaimMappings
+	if err := c.checkDistributed(m.Groups.Claim); err != nil {
+		return nil, err
+	}
+	var cv *lazy.MapValue
+	if v.usesCEL {
+		cv = claimsValue(c)
+	}
+	u := &UserInfo{}
+	var err error
+	if u.Username, err = v.username(ctx, c, cv); err != nil {
+		return nil, err
+	}
+	if u.Groups, err = v.groups(ctx, c, cv); err != nil {
+		return nil, err
+	}
+	if u.UID, err = v.uid(ctx, c, cv); err != nil {
+		return nil, err
+	}
+	if u.Extra, err = v.extra(ctx, c, cv); err != nil {
+		return nil, err
+	}
+	for name, want := range v.required {
+		var got string
+		if err := c.decode(name, &got, "a string"); err != nil {
+			return nil, err
+		}
+		if got != want {
+			return nil, &ClaimError{Claim: name, Problem: fmt.Sprintf("is %q, required %q", got, want)}
+		}
+	}
+	if v.mapper.ClaimValidationRules != nil {
+		res, err := v.mapper.ClaimValidationRules.EvalClaimMappings(ctx, cv)
+		if err != nil {
+			return nil, &RuleError{Field: "claimValidationRules", Message: err.Error()}
+		}
+		if err := checkRules(res, "claimValidationRules"); err != nil {
+			return nil, err
+		}
+	}
+	if v.mapper.UserValidationRules != nil {
+		res, err := v.mapper.UserValidationRules.EvalUser(ctx, userValue(u))
+		if err != nil {
+			return nil, &RuleError{Field: "userValidationRules", Message: err.Error()}
+		}
+		if err := checkRules(res, "userValidationRules"); err != nil {
+			return nil, err
+		}
+	}
+	return u, nil
+}
+
+func (v *Verifier) username(ctx context.Context, c claims, cv *lazy.MapValue) (string, error) {
+	if v.mapper.Username != nil {
+		name, err := evalString(ctx, v.mapper.Username, cv, "claimMappings.username")
+		if err == nil && name == "" {
+			err = &RuleError{Field: "claimMappings.username", Expression: v.jwt.ClaimMappings.Username.Expression,
+				Message: "empty username"}
+		}
+		return name, err
+	}
+	m := v.jwt.ClaimMappings.Username
+	var name string
+	if err := c.decode(m.Claim, &name, "a string"); err != nil {
+		return "", err
+	}
+	if m.Claim == "email" && c.has("email_verified") {
+		var verified bool
+		if err := c.decode("email_verified", &verified, "a boolean"); err != nil {
+			return "", err
+		}
+		if !verified {
+			return "", ErrEmailNotVerified
+		}
+	}
+	if m.Prefix != nil {
+		name = *m.Prefix + name
+	}
+	return name, nil
+}
+
+func (v *Verifier) groups(ctx context.Context, c claims, cv *lazy.MapValue) ([]string, error) {
+	m := v.jwt.ClaimMappings.Groups
+	if m.Claim != "" && c.has(m.Claim) {
+		var groups stringOrList
+		if err := c.decode(m.Claim, &groups, "a string or a list of strings"); err != nil {
+			return nil, err
+		}
+		if m.Prefix != nil && *m.Prefix != "" {
+			for i := range groups {
+				groups[i] = *m.Prefix + groups[i]
+			}
+		}
+		return groups, nil
+	}
+	if v.mapper.Groups == nil {
+		return nil, nil
+	}
+	res, err := v.mapper.Groups.EvalClaimMapping(ctx, cv)
+	if err != nil {
+		return nil, &RuleError{Field: "claimMappings.groups", Expression: m.Expression, Message: err.Error()}
+	}
+	groups, err := stringList(res.EvalResult)
+	if err != nil {
+		return nil, &RuleError{Field: "claimMappings.groups", Expression: m.Expression, Message: err.Error()}
+	}
+	return groups, nil
+}
+
+func (v *Verifier) uid(ctx context.Context, c claims, cv *lazy.MapValue) (string, error) {
+	m := v.jwt.ClaimMappings.UID
+	if m.Claim != "" {
+		var uid string
+		err := c.decode(m.Claim, &uid, "a string")
+		return uid, err
+	}
+	if v.mapper.UID == nil {
+		return "", nil
+	}
+	return evalString(ctx, v.mapper.UID, cv, "claimMappings.uid")
+}
+
+func (v *Verifier) extra(ctx context.Context, c claims, cv *lazy.MapValue) (map[string][]string, error) {
+	extra := map[string][]string{}
+	if raw, ok := c["jti"]; ok {
+		var jti string
+		if err := json.Unmarshal(raw, &jti); err == nil && jti != "" {
+			extra[credentialIDKey] = []string{"JTI=" + jti}
+		}
+	}
+	if v.mapper.Extra != nil {
+		res, err := v.mapper.Extra.EvalClaimMappings(ctx, cv)
+		if err != nil {
+			return nil, &RuleError{Field: "claimMappings.extra", Message: err.Error()}
+		}
+		for _, r := range res {
+			vals, err := stringList(r.EvalResult)
+			if err != nil {
+				return nil, ruleErr("claimMappings.extra", r, err.Error())
+			}
+			if len(vals) > 0 {
+				if m, ok := r.ExpressionAccessor.(*authenticationcel.ExtraMappingExpression); ok {
+					extra[m.Key] = vals
+				}
+			}
+		}
+	}
+	if len(extra) == 0 {
+		return nil, nil
+	}
+	return extra, nil
+}

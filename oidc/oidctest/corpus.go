@@ -1,0 +1,183 @@
+package oidctest
+
+import (
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cozystack/tenantkit/oidc"
+)
+
+// Case is one token of the bad-input corpus.
+type Case struct {
+	// Name says what is wrong with the token.
+	Name string
+	// Token is the token.
+	Token string
+	// Want is the reason (an oidc.ErrX sentinel) a Verifier for the
+	// corpus's cluster must give; nil for the tokens it must accept.
+	Want error
+}
+
+// CorpusConfig says whom the corpus's tokens are for.
+type CorpusConfig struct {
+	// Cluster is the cluster the verifier under test guards; the verifier
+	// must use Cluster.JWTAuthenticator(iss.URL(), ...).
+	Cluster oidc.Cluster
+	// Other is another cluster of the same issuer (default: Cluster with
+	// the name suffixed "-other").
+	Other oidc.Cluster
+	// Email is the user (default alice@example.org).
+	Email string
+}
+
+// Corpus returns tokens a verifier for cfg.Cluster must reject, each with
+// the reason it must give, followed by a few it must accept (Want nil).
+// Every token is built against iss; the corpus covers algorithm confusion,
+// audiences, issuers, times, keys, signatures, the email and groups claims,
+// the tenant gate and malformed encodings. Build the verifier after
+// calling Corpus: the "rotated key" case removes its key from the JWKS.
+func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
+	t.Helper()
+	if cfg.Other == (oidc.Cluster{}) {
+		cfg.Other = oidc.Cluster{Namespace: cfg.Cluster.Namespace, Name: cfg.Cluster.Name + "-other"}
+	}
+	if cfg.Email == "" {
+		cfg.Email = "alice@example.org"
+	}
+	aud := cfg.Cluster.ClientID()
+	group := cfg.Cluster.TenantGroups()[2] // <ns>-admin
+	good := func() map[string]any { return iss.Claims(aud, cfg.Email, group) }
+	with := func(edit func(c map[string]any)) string {
+		c := good()
+		edit(c)
+		return iss.Sign(t, c)
+	}
+	now := time.Now()
+	var cases []Case
+	add := func(name, token string, want error) { cases = append(cases, Case{name, token, want}) }
+
+	// Algorithms.
+	add("alg none", Unsigned(t, good()), oidc.ErrUnsupportedAlgorithm)
+	add("HS256 keyed with the issuer's public key (PEM)", SignHMAC(t, publicPEM(t, iss.Key()), good()), oidc.ErrUnsupportedAlgorithm)
+	add("HS256 keyed with a guessed shared secret", SignHMAC(t, []byte(strings.Repeat("s", 32)), good()), oidc.ErrUnsupportedAlgorithm)
+
+	// Audience.
+	add("wrong aud", with(func(c map[string]any) { c["aud"] = "someone-else" }), oidc.ErrAudienceMismatch)
+	add("missing aud", with(func(c map[string]any) { delete(c, "aud") }), oidc.ErrAudienceMismatch)
+	add("aud for the other cluster", with(func(c map[string]any) { c["aud"] = cfg.Other.ClientID() }), oidc.ErrAudienceMismatch)
+	add("aud list without this cluster", with(func(c map[string]any) { c["aud"] = []string{cfg.Other.ClientID(), "kubectl"} }), oidc.ErrAudienceMismatch)
+	add("aud differing in case", with(func(c map[string]any) { c["aud"] = strings.ToUpper(aud) }), oidc.ErrAudienceMismatch)
+
+	// Issuer.
+	add("wrong iss", with(func(c map[string]any) { c["iss"] = "https://evil.example.org" }), oidc.ErrIssuerMismatch)
+	add("iss with trailing slash", with(func(c map[string]any) { c["iss"] = iss.URL() + "/" }), oidc.ErrIssuerMismatch)
+	add("missing iss", with(func(c map[string]any) { delete(c, "iss") }), oidc.ErrIssuerMismatch)
+	add("iss over http", with(func(c map[string]any) { c["iss"] = "http" + strings.TrimPrefix(iss.URL(), "https") }), oidc.ErrIssuerMismatch)
+	add("iss not a string", with(func(c map[string]any) { c["iss"] = 42 }), oidc.ErrMalformedToken)
+
+	// Times.
+	add("expired", with(func(c map[string]any) { c["exp"] = now.Add(-time.Minute).Unix() }), oidc.ErrExpired)
+	add("expired a second ago", with(func(c map[string]any) { c["exp"] = now.Add(-2 * time.Second).Unix() }), oidc.ErrExpired)
+	add("missing exp", with(func(c map[string]any) { delete(c, "exp") }), oidc.ErrExpired)
+	add("exp not a number", with(func(c map[string]any) { c["exp"] = "tomorrow" }), oidc.ErrMalformedToken)
+	add("nbf in the future", with(func(c map[string]any) { c["nbf"] = now.Add(10 * time.Minute).Unix() }), oidc.ErrNotYetValid)
+	add("nbf not a number", with(func(c map[string]any) { c["nbf"] = "soon" }), oidc.ErrMalformedToken)
+
+	// Keys and signatures.
+	stranger := NewKey(t, iss.Key().Algorithm)
+	add("unknown kid", SignWith(t, stranger, good()), oidc.ErrUnknownKey)
+	rotated := iss.RotateKey(t)
+	tok := iss.Sign(t, good())
+	iss.RemoveKey(rotated.ID)
+	add("key rotated out of the JWKS", tok, oidc.ErrUnknownKey)
+	add("bad signature", flipSignature(iss.Sign(t, good())), oidc.ErrInvalidSignature)
+	impostor := NewKey(t, iss.Key().Algorithm)
+	impostor.ID = iss.Key().ID
+	add("signed by another key under the issuer's kid", SignWith(t, impostor, good()), oidc.ErrInvalidSignature)
+	add("signature stripped", stripSignature(iss.Sign(t, good())), oidc.ErrInvalidSignature)
+
+	// Claims the mapping needs.
+	add("email_verified false", with(func(c map[string]any) { c["email_verified"] = false }), oidc.ErrEmailNotVerified)
+	add("email_verified null", with(func(c map[string]any) { c["email_verified"] = nil }), oidc.ErrEmailNotVerified)
+	add("email_verified a string", with(func(c map[string]any) { c["email_verified"] = "true" }), oidc.ErrClaim)
+	add("missing email (the username claim)", with(func(c map[string]any) { delete(c, "email") }), oidc.ErrClaim)
+	add("email a number", with(func(c map[string]any) { c["email"] = 7 }), oidc.ErrClaim)
+	add("groups a number", with(func(c map[string]any) { c["groups"] = 7 }), oidc.ErrClaim)
+	add("groups an object", with(func(c map[string]any) { c["groups"] = map[string]any{"g": group} }), oidc.ErrClaim)
+	add("groups a list of numbers", with(func(c map[string]any) { c["groups"] = []int{1, 2} }), oidc.ErrClaim)
+	add("distributed groups claim", with(func(c map[string]any) {
+		delete(c, "groups")
+		c["_claim_names"] = map[string]string{"groups": "src1"}
+		c["_claim_sources"] = map[string]any{"src1": map[string]string{"endpoint": "https://127.0.0.1:1/groups"}}
+	}), oidc.ErrDistributedClaims)
+
+	// The tenant gate.
+	add("not in a tenant group", with(func(c map[string]any) { c["groups"] = []string{"other-tenant-admin"} }), oidc.ErrRuleFailed)
+	add("no groups claim", with(func(c map[string]any) { delete(c, "groups") }), oidc.ErrRuleFailed)
+	// The apiserver maps a single-string groups claim, but the gate's
+	// exists() cannot iterate a string: the rule errors and the token fails.
+	add("groups a single string", with(func(c map[string]any) { c["groups"] = group }), oidc.ErrRuleFailed)
+	add("groups of the other namespace", with(func(c map[string]any) { c["groups"] = []string{"x" + group} }), oidc.ErrRuleFailed)
+
+	// Encodings.
+	add("oversized token", with(func(c map[string]any) { c["pad"] = strings.Repeat("a", oidc.DefaultMaxTokenBytes) }), oidc.ErrTokenTooLarge)
+	add("empty token", "", oidc.ErrMalformedToken)
+	add("two parts", "eyJhbGciOiJSUzI1NiJ9.e30", oidc.ErrMalformedToken)
+	add("four parts", iss.Sign(t, good())+".x", oidc.ErrMalformedToken)
+	add("JSON serialization", `{"payload":"e30","signatures":[]}`, oidc.ErrMalformedToken)
+	add("payload not base64url", "eyJhbGciOiJSUzI1NiJ9.!!!.c2ln", oidc.ErrMalformedToken)
+	add("payload padded base64", padPayload(iss.Sign(t, good())), oidc.ErrMalformedToken)
+	add("payload not JSON", SignPayload(t, iss.Key(), []byte("not json")), oidc.ErrMalformedToken)
+	add("payload a JSON array", SignPayload(t, iss.Key(), []byte(`["iss"]`)), oidc.ErrMalformedToken)
+	add("payload null", SignPayload(t, iss.Key(), []byte(`null`)), oidc.ErrMalformedToken)
+	add("nested JSON depth bomb", SignPayload(t, iss.Key(), depthBomb(iss.URL(), 100000)), oidc.ErrMalformedToken)
+	add("header not base64url", "%%%."+strings.SplitN(iss.Sign(t, good()), ".", 2)[1], oidc.ErrMalformedToken)
+
+	// Tokens that must pass.
+	add("valid", iss.Sign(t, good()), nil)
+	add("valid, nbf within the leeway", with(func(c map[string]any) { c["nbf"] = now.Add(30 * time.Second).Unix() }), nil)
+	add("valid, aud list including this cluster", with(func(c map[string]any) { c["aud"] = []string{cfg.Other.ClientID(), aud} }), nil)
+	add("valid, email_verified absent", with(func(c map[string]any) { delete(c, "email_verified") }), nil)
+	add("valid, no kid header", SignWith(t, Key{Algorithm: iss.Key().Algorithm, Private: iss.Key().Private}, good()), nil)
+	return cases
+}
+
+func publicPEM(t testing.TB, k Key) []byte {
+	t.Helper()
+	der, err := x509.MarshalPKIXPublicKey(k.Private.Public())
+	if err != nil {
+		t.Fatalf("oidctest: marshal public key: %v", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+}
+
+// flipSignature changes one bit in the middle of the signature.
+func flipSignature(tok string) string {
+	i := strings.LastIndexByte(tok, '.')
+	sig, _ := base64.RawURLEncoding.DecodeString(tok[i+1:])
+	sig[len(sig)/2] ^= 0x01
+	return tok[:i+1] + base64.RawURLEncoding.EncodeToString(sig)
+}
+
+func stripSignature(tok string) string { return tok[:strings.LastIndexByte(tok, '.')+1] }
+
+// padPayload re-encodes the payload with '=' padding (the signature no
+// longer covers it, but the parser must refuse first).
+func padPayload(tok string) string {
+	parts := strings.Split(tok, ".")
+	p, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	for len(p)%3 == 0 {
+		p = append(p, ' ')
+	}
+	parts[1] = base64.URLEncoding.EncodeToString(p)
+	return strings.Join(parts, ".")
+}
+
+// depthBomb is a payload with a valid iss and an array nested depth deep.
+func depthBomb(issuer string, depth int) []byte {
+	return []byte(`{"iss":"` + issuer + `","x":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`)
+}

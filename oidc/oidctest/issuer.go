@@ -1,0 +1,252 @@
+package oidctest
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+)
+
+// Key is a signing key of the issuer.
+type Key struct {
+	// ID is the kid published in the JWKS and set in token headers.
+	ID string
+	// Algorithm is the JWS algorithm, for example jose.RS256.
+	Algorithm jose.SignatureAlgorithm
+	// Private is the private key.
+	Private crypto.Signer
+}
+
+// Public returns the key's public JWK.
+func (k Key) Public() jose.JSONWebKey {
+	return jose.JSONWebKey{Key: k.Private.Public(), KeyID: k.ID, Algorithm: string(k.Algorithm), Use: "sig"}
+}
+
+// NewKey generates a key for alg (RS256/384/512 and PS256/384/512: RSA
+// 2048; ES256/384/512: the matching curve). It fails the test for other
+// algorithms.
+func NewKey(t testing.TB, alg jose.SignatureAlgorithm) Key {
+	t.Helper()
+	var priv crypto.Signer
+	var err error
+	switch alg {
+	case jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512:
+		priv, err = rsa.GenerateKey(rand.Reader, 2048)
+	case jose.ES256:
+		priv, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case jose.ES384:
+		priv, err = ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	case jose.ES512:
+		priv, err = ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
+	default:
+		t.Fatalf("oidctest: no key type for algorithm %q", alg)
+	}
+	if err != nil {
+		t.Fatalf("oidctest: generate key: %v", err)
+	}
+	return Key{ID: fmt.Sprintf("%s-%d", alg, keySeq.Add(1)), Algorithm: alg, Private: priv}
+}
+
+var keySeq atomic.Int64
+
+// Config configures an Issuer. The zero value serves one RS256 key at the
+// server's root URL.
+type Config struct {
+	// Algorithm of the first signing key. Default RS256.
+	Algorithm jose.SignatureAlgorithm
+	// Path is appended to the server URL to form the issuer URL, for
+	// example "/realms/cozy". Default: none.
+	Path string
+	// CacheControl is sent with the JWKS. Default "max-age=600" (dex's).
+	CacheControl string
+}
+
+// Issuer is an OpenID provider in memory, served over HTTPS on loopback:
+// a discovery document and a JWKS, plus token signing. Tests use it to
+// mint any token they need, valid or not.
+type Issuer struct {
+	srv  *httptest.Server
+	url  string
+	path string
+
+	mu      sync.Mutex
+	keys    []Key // keys[0] signs
+	cc      string
+	down    bool
+	fetches atomic.Int64
+}
+
+// NewIssuer starts an issuer; it stops when the test ends.
+func NewIssuer(t testing.TB, cfg Config) *Issuer {
+	t.Helper()
+	if cfg.Algorithm == "" {
+		cfg.Algorithm = jose.RS256
+	}
+	if cfg.CacheControl == "" {
+		cfg.CacheControl = "max-age=600"
+	}
+	iss := &Issuer{keys: []Key{NewKey(t, cfg.Algorithm)}, cc: cfg.CacheControl, path: cfg.Path}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+cfg.Path+"/.well-known/openid-configuration", iss.discovery)
+	mux.HandleFunc("GET "+cfg.Path+"/keys", iss.jwks)
+	iss.srv = httptest.NewTLSServer(mux)
+	iss.url = iss.srv.URL + cfg.Path
+	t.Cleanup(iss.srv.Close)
+	return iss
+}
+
+// URL returns the issuer URL (the iss of its tokens).
+func (iss *Issuer) URL() string { return iss.url }
+
+// CAPEM returns the PEM certificate the issuer's TLS server presents; put it
+// in issuer.certificateAuthority.
+func (iss *Issuer) CAPEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: iss.srv.Certificate().Raw})
+}
+
+// Client returns an HTTP client that trusts the issuer.
+func (iss *Issuer) Client() *http.Client { return iss.srv.Client() }
+
+// Key returns the current signing key.
+func (iss *Issuer) Key() Key {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	return iss.keys[0]
+}
+
+// RotateKey adds a new key of the same algorithm and signs with it from now
+// on; the old key stays published until RemoveKey.
+func (iss *Issuer) RotateKey(t testing.TB) Key {
+	t.Helper()
+	k := NewKey(t, iss.Key().Algorithm)
+	iss.AddKey(k)
+	return k
+}
+
+// AddKey publishes k and makes it the signing key.
+func (iss *Issuer) AddKey(k Key) {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	iss.keys = append([]Key{k}, iss.keys...)
+}
+
+// RemoveKey stops publishing the key with the given ID.
+func (iss *Issuer) RemoveKey(id string) {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	for i, k := range iss.keys {
+		if k.ID == id && len(iss.keys) > 1 {
+			iss.keys = append(iss.keys[:i:i], iss.keys[i+1:]...)
+			return
+		}
+	}
+}
+
+// SetDown makes discovery and JWKS answer 503 (down) or serve again.
+func (iss *Issuer) SetDown(down bool) {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	iss.down = down
+}
+
+// SetCacheControl changes the Cache-Control header of the JWKS.
+func (iss *Issuer) SetCacheControl(v string) {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	iss.cc = v
+}
+
+// JWKSFetches counts the JWKS requests served so far (failed ones too).
+func (iss *Issuer) JWKSFetches() int { return int(iss.fetches.Load()) }
+
+// JWKS returns the published public keys.
+func (iss *Issuer) JWKS() jose.JSONWebKeySet {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	set := jose.JSONWebKeySet{}
+	for _, k := range iss.keys {
+		set.Keys = append(set.Keys, k.Public())
+	}
+	return set
+}
+
+func (iss *Issuer) isDown() bool {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	return iss.down
+}
+
+func (iss *Issuer) discovery(w http.ResponseWriter, _ *http.Request) {
+	if iss.isDown() {
+		http.Error(w, "issuer down", http.StatusServiceUnavailable)
+		return
+	}
+	writeJSON(w, map[string]any{
+		"issuer":                                iss.url,
+		"jwks_uri":                              iss.url + "/keys",
+		"authorization_endpoint":                iss.url + "/auth",
+		"token_endpoint":                        iss.url + "/token",
+		"response_types_supported":              []string{"code"},
+		"subject_types_supported":               []string{"public"},
+		"id_token_signing_alg_values_supported": []string{"RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512"},
+		"code_challenge_methods_supported":      []string{"S256"},
+	})
+}
+
+func (iss *Issuer) jwks(w http.ResponseWriter, _ *http.Request) {
+	iss.fetches.Add(1)
+	if iss.isDown() {
+		http.Error(w, "issuer down", http.StatusServiceUnavailable)
+		return
+	}
+	iss.mu.Lock()
+	cc := iss.cc
+	iss.mu.Unlock()
+	if cc != "-" {
+		w.Header().Set("Cache-Control", cc)
+	}
+	writeJSON(w, iss.JWKS())
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Claims returns the claims of a valid ID token for audience: iss, aud,
+// sub, email (verified), groups, iat and exp one hour from now. Change the
+// map to build the token a test needs.
+func (iss *Issuer) Claims(audience string, email string, groups ...string) map[string]any {
+	now := time.Now()
+	c := map[string]any{
+		"iss":            iss.url,
+		"aud":            audience,
+		"sub":            "sub-" + email,
+		"email":          email,
+		"email_verified": true,
+		"iat":            now.Unix(),
+		"exp":            now.Add(time.Hour).Unix(),
+	}
+	if groups != nil {
+		c["groups"] = groups
+	}
+	return c
+}
+
+// Sign signs claims with the current key and returns a compact JWS.
+func (iss *Issuer) Sign(t testing.TB, claims map[string]any) string {
+	t.Helper()
+	return SignWith(t, iss.Key(), claims)
+}

@@ -1,0 +1,73 @@
+package oidctest
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"testing"
+
+	jose "github.com/go-jose/go-jose/v4"
+)
+
+// SignWith signs claims with k (kid header k.ID, omitted when empty).
+func SignWith(t testing.TB, k Key, claims map[string]any) string {
+	t.Helper()
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		t.Fatalf("oidctest: marshal claims: %v", err)
+	}
+	return SignPayload(t, k, payload)
+}
+
+// SignPayload signs arbitrary payload bytes with k: malformed JSON, a
+// nesting bomb, anything a test needs to get past the signature check.
+func SignPayload(t testing.TB, k Key, payload []byte) string {
+	t.Helper()
+	jwk := jose.JSONWebKey{Key: k.Private, KeyID: k.ID, Algorithm: string(k.Algorithm)}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Algorithm, Key: jwk}, (&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		t.Fatalf("oidctest: new signer: %v", err)
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		t.Fatalf("oidctest: sign: %v", err)
+	}
+	out, err := jws.CompactSerialize()
+	if err != nil {
+		t.Fatalf("oidctest: serialize: %v", err)
+	}
+	return out
+}
+
+// SignHMAC signs claims with HS256 and secret: the key-confusion attack
+// when secret is the issuer's public key.
+func SignHMAC(t testing.TB, secret []byte, claims map[string]any) string {
+	t.Helper()
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		t.Fatalf("oidctest: marshal claims: %v", err)
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: secret}, (&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		t.Fatalf("oidctest: new signer: %v", err)
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		t.Fatalf("oidctest: sign: %v", err)
+	}
+	out, err := jws.CompactSerialize()
+	if err != nil {
+		t.Fatalf("oidctest: serialize: %v", err)
+	}
+	return out
+}
+
+// Unsigned returns an alg "none" token with an empty signature.
+func Unsigned(t testing.TB, claims map[string]any) string {
+	t.Helper()
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		t.Fatalf("oidctest: marshal claims: %v", err)
+	}
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + enc.EncodeToString(payload) + "."
+}

@@ -1,0 +1,182 @@
+package oidc
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Why a token was rejected. Verifier.Verify wraps one of these in every
+// rejection (kube-apiserver answers 401 for all of them and only logs the
+// reason); the *XError types below carry the details.
+var (
+	// ErrMalformedToken: not a compact JWS with a JSON payload.
+	ErrMalformedToken = errors.New("oidc: malformed token")
+	// ErrTokenTooLarge: longer than VerifierConfig.MaxTokenBytes.
+	ErrTokenTooLarge = errors.New("oidc: token too large")
+	// ErrUnsupportedAlgorithm: signed with an algorithm the apiserver does
+	// not accept (none, HS256, EdDSA, ...).
+	ErrUnsupportedAlgorithm = errors.New("oidc: unsupported signing algorithm")
+	// ErrIssuerMismatch: the iss claim is not exactly the configured issuer.
+	ErrIssuerMismatch = errors.New("oidc: issuer mismatch")
+	// ErrUnknownKey: no key of the issuer has the token's key ID.
+	ErrUnknownKey = errors.New("oidc: unknown signing key")
+	// ErrInvalidSignature: the signature does not verify with the issuer's
+	// keys.
+	ErrInvalidSignature = errors.New("oidc: invalid signature")
+	// ErrAudienceMismatch: none of the token's audiences is configured.
+	ErrAudienceMismatch = errors.New("oidc: audience mismatch")
+	// ErrExpired: exp is missing or in the past.
+	ErrExpired = errors.New("oidc: token expired")
+	// ErrNotYetValid: nbf is further in the future than the leeway.
+	ErrNotYetValid = errors.New("oidc: token not yet valid")
+	// ErrEmailNotVerified: the username claim is email and email_verified
+	// is present and not true.
+	ErrEmailNotVerified = errors.New("oidc: email not verified")
+	// ErrClaim: a claim the mapping needs is missing or has the wrong type.
+	ErrClaim = errors.New("oidc: bad claim")
+	// ErrRuleFailed: a claim or user validation rule evaluated to false, or
+	// a CEL mapping failed.
+	ErrRuleFailed = errors.New("oidc: validation rule failed")
+	// ErrKeysUnavailable: the issuer's keys could not be fetched and none
+	// are cached.
+	ErrKeysUnavailable = errors.New("oidc: signing keys unavailable")
+	// ErrDistributedClaims: the groups claim is distributed (OIDC Core
+	// 5.6.2); this package does not fetch distributed claims.
+	ErrDistributedClaims = errors.New("oidc: distributed claims are not supported")
+)
+
+// MalformedTokenError says why a token could not be parsed.
+type MalformedTokenError struct {
+	// Reason is what is wrong, for example "payload is not base64url".
+	Reason string
+}
+
+func (e *MalformedTokenError) Error() string { return "oidc: malformed token: " + e.Reason }
+
+// Unwrap returns ErrMalformedToken.
+func (e *MalformedTokenError) Unwrap() error { return ErrMalformedToken }
+
+// AlgorithmError is a token signed with an algorithm that is not accepted.
+type AlgorithmError struct {
+	// Algorithm is the token's alg header.
+	Algorithm string
+}
+
+func (e *AlgorithmError) Error() string {
+	return fmt.Sprintf("oidc: token signed with %q; accepted: RS256/384/512, ES256/384/512, PS256/384/512", e.Algorithm)
+}
+
+// Unwrap returns ErrUnsupportedAlgorithm.
+func (e *AlgorithmError) Unwrap() error { return ErrUnsupportedAlgorithm }
+
+// IssuerMismatchError is a token from another issuer. The comparison is
+// exact: "https://idp/" does not match "https://idp".
+type IssuerMismatchError struct {
+	Want, Got string
+}
+
+func (e *IssuerMismatchError) Error() string {
+	return fmt.Sprintf("oidc: token issued by %q, want %q", e.Got, e.Want)
+}
+
+// Unwrap returns ErrIssuerMismatch.
+func (e *IssuerMismatchError) Unwrap() error { return ErrIssuerMismatch }
+
+// UnknownKeyError is a token whose key ID is not among the issuer's keys,
+// even after a refetch (or when a refetch was rate-limited).
+type UnknownKeyError struct {
+	// KeyID is the token's kid header ("" when it has none).
+	KeyID string
+}
+
+func (e *UnknownKeyError) Error() string {
+	return fmt.Sprintf("oidc: no signing key with kid %q", e.KeyID)
+}
+
+// Unwrap returns ErrUnknownKey.
+func (e *UnknownKeyError) Unwrap() error { return ErrUnknownKey }
+
+// AudienceError is a token minted for another audience: typically a token
+// for cluster A presented to cluster B.
+type AudienceError struct {
+	// Want are the configured audiences (any one suffices).
+	Want []string
+	// Got is the token's aud claim.
+	Got []string
+}
+
+func (e *AudienceError) Error() string {
+	return fmt.Sprintf("oidc: token audience %q, want one of %q", e.Got, e.Want)
+}
+
+// Unwrap returns ErrAudienceMismatch.
+func (e *AudienceError) Unwrap() error { return ErrAudienceMismatch }
+
+// ExpiredError is a token past its exp (or without one).
+type ExpiredError struct {
+	// Expiry is the exp claim; the zero time when it is missing.
+	Expiry time.Time
+	// Now is the verifier's clock at the check.
+	Now time.Time
+}
+
+func (e *ExpiredError) Error() string {
+	if e.Expiry.IsZero() {
+		return "oidc: token has no exp claim"
+	}
+	return fmt.Sprintf("oidc: token expired at %s (now %s)", e.Expiry.UTC().Format(time.RFC3339), e.Now.UTC().Format(time.RFC3339))
+}
+
+// Unwrap returns ErrExpired.
+func (e *ExpiredError) Unwrap() error { return ErrExpired }
+
+// NotYetValidError is a token whose nbf is later than now plus the leeway.
+type NotYetValidError struct {
+	NotBefore, Now time.Time
+	Leeway         time.Duration
+}
+
+func (e *NotYetValidError) Error() string {
+	return fmt.Sprintf("oidc: token not valid before %s (now %s, leeway %s)",
+		e.NotBefore.UTC().Format(time.RFC3339), e.Now.UTC().Format(time.RFC3339), e.Leeway)
+}
+
+// Unwrap returns ErrNotYetValid.
+func (e *NotYetValidError) Unwrap() error { return ErrNotYetValid }
+
+// ClaimError is a claim the configuration needs that is missing, has the
+// wrong type or the wrong value.
+type ClaimError struct {
+	// Claim is the claim's name, for example "email" or "groups".
+	Claim string
+	// Problem says what is wrong, for example "missing" or "not a string".
+	Problem string
+}
+
+func (e *ClaimError) Error() string { return fmt.Sprintf("oidc: claim %q: %s", e.Claim, e.Problem) }
+
+// Unwrap returns ErrClaim.
+func (e *ClaimError) Unwrap() error { return ErrClaim }
+
+// RuleError is a CEL rule or mapping of the configuration that rejected the
+// token.
+type RuleError struct {
+	// Field is where the expression sits, for example
+	// "claimValidationRules" or "claimMappings.username".
+	Field string
+	// Expression is the CEL expression.
+	Expression string
+	// Message is the rule's message, or what went wrong evaluating it.
+	Message string
+}
+
+func (e *RuleError) Error() string {
+	if e.Expression == "" {
+		return fmt.Sprintf("oidc: %s: %s", e.Field, e.Message)
+	}
+	return fmt.Sprintf("oidc: %s: expression '%s' failed: %s", e.Field, e.Expression, e.Message)
+}
+
+// Unwrap returns ErrRuleFailed.
+func (e *RuleError) Unwrap() error { return ErrRuleFailed }
