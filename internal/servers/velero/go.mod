@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/vmware-tanzu/velero v1.18.3
 	k8s.io/klog/v2 v2.140.0
+	sigs.k8s.io/controller-runtime v0.21.0
 )
 
 require (
@@ -188,7 +189,6 @@ require (
 	k8s.io/kube-aggregator v0.33.12 // indirect
 	k8s.io/kube-openapi v0.0.0-20250318190949-c8a335a9a2ff // indirect
 	k8s.io/utils v0.0.0-20241210054802-24370beab758 // indirect
-	sigs.k8s.io/controller-runtime v0.21.0 // indirect
 	sigs.k8s.io/json v0.0.0-20241010143419-9aa6b5e7a4b3 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v4 v4.6.0 // indirect

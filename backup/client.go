@@ -1,0 +1,121 @@
+package backup
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// DefaultNamespace is the namespace of Cozystack's Velero addon in a tenant
+// cluster.
+const DefaultNamespace = "cozy-velero"
+
+// Config configures a Client. The zero value works with Cozystack's Velero
+// addon.
+type Config struct {
+	// Namespace is where Velero runs and keeps its objects. Default
+	// DefaultNamespace ("cozy-velero"); upstream Velero uses "velero".
+	Namespace string
+	// PollInterval is how often the Wait methods read the object they wait
+	// for. Default 1s.
+	PollInterval time.Duration
+	// Logger receives debug messages. Default: discard.
+	Logger *slog.Logger
+}
+
+// Client drives Velero's lifecycle objects (velero.io/v1) in one cluster:
+// backup storage locations, backups, restores, schedules and deletions. It
+// only talks to the Kubernetes API; Velero's server does the work. Its
+// methods are safe for concurrent use.
+type Client struct {
+	rest *rest.RESTClient
+	kube kubernetes.Interface
+	ns   string
+	cfg  Config
+	log  *slog.Logger
+}
+
+// New returns a Client for the cluster rc points at. It does no I/O.
+func New(rc *rest.Config, cfg Config) (*Client, error) {
+	if rc == nil {
+		return nil, fmt.Errorf("%w: nil rest.Config", ErrInvalidConfig)
+	}
+	if cfg.Namespace == "" {
+		cfg.Namespace = DefaultNamespace
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	scheme := runtime.NewScheme()
+	if err := velerov1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	vc := rest.CopyConfig(rc)
+	vc.GroupVersion = &velerov1.SchemeGroupVersion
+	vc.APIPath = "/apis"
+	vc.ContentType = runtime.ContentTypeJSON
+	vc.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+	if vc.UserAgent == "" {
+		vc.UserAgent = "tenantkit-backup"
+	}
+	rc2, err := rest.RESTClientFor(vc)
+	if err != nil {
+		return nil, fmt.Errorf("velero client: %w", err)
+	}
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	return &Client{rest: rc2, kube: kube, ns: cfg.Namespace, cfg: cfg, log: cfg.Logger}, nil
+}
+
+// Namespace returns the Velero namespace.
+func (c *Client) Namespace() string { return c.ns }
+
+func (c *Client) get(ctx context.Context, resource, name string, into runtime.Object) error {
+	return c.rest.Get().Namespace(c.ns).Resource(resource).Name(name).Do(ctx).Into(into)
+}
+
+func (c *Client) create(ctx context.Context, resource string, obj, into runtime.Object) error {
+	return c.rest.Post().Namespace(c.ns).Resource(resource).Body(obj).Do(ctx).Into(into)
+}
+
+func (c *Client) update(ctx context.Context, resource, name string, obj, into runtime.Object) error {
+	return c.rest.Put().Namespace(c.ns).Resource(resource).Name(name).Body(obj).Do(ctx).Into(into)
+}
+
+func (c *Client) list(ctx context.Context, resource, selector string, into runtime.Object) error {
+	req := c.rest.Get().Namespace(c.ns).Resource(resource)
+	if selector != "" {
+		req = req.Param("labelSelector", selector)
+	}
+	return req.Do(ctx).Into(into)
+}
+
+// poll calls check every PollInterval until it reports done, returns an
+// error, or ctx ends.
+func (c *Client) poll(ctx context.Context, check func() (bool, error)) error {
+	t := time.NewTicker(c.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		done, err := check()
+		if err != nil || done {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
