@@ -30,6 +30,8 @@ type Checkpoint struct {
 	PeerURL  string `json:"peerURL"`
 	// Voters is the number of voters before the move.
 	Voters int `json:"voters"`
+	// Peers are the IDs of the other members at the start.
+	Peers []uint64 `json:"-"`
 	// Pod, PodUID, PVC, PVCUID and PV are the old member's objects.
 	Pod    string `json:"pod,omitempty"`
 	PodUID string `json:"podUID,omitempty"`
@@ -44,6 +46,14 @@ type Checkpoint struct {
 	// CordonedSource is true when this relocation cordoned the source node
 	// (so it uncordons it afterwards).
 	CordonedSource bool `json:"cordonedSource,omitempty"`
+	// Revision is the cluster's revision when the relocation began: Verify
+	// checks that every member holds the same keys at it.
+	Revision int64 `json:"revision,omitempty"`
+	// PinnedPlacement is true once this relocation pinned the EtcdCluster's
+	// affinity to the target; OriginalAffinity is the affinity it replaced
+	// (JSON, "" for none).
+	PinnedPlacement  bool   `json:"pinnedPlacement,omitempty"`
+	OriginalAffinity string `json:"originalAffinity,omitempty"`
 	// SnapshotPath is where the snapshot went, "" if none was taken.
 	SnapshotPath string `json:"snapshotPath,omitempty"`
 	// Options are the request's options.
@@ -63,13 +73,18 @@ const (
 // checkpointJSON carries the IDs as hex strings, as etcdctl prints them.
 type checkpointJSON struct {
 	Checkpoint
-	ClusterID string `json:"clusterID"`
-	MemberID  string `json:"memberID"`
+	ClusterID string   `json:"clusterID"`
+	MemberID  string   `json:"memberID"`
+	Peers     []string `json:"peers,omitempty"`
 }
 
 // Encode returns the checkpoint as indented JSON.
 func (c *Checkpoint) Encode() ([]byte, error) {
-	return json.MarshalIndent(checkpointJSON{Checkpoint: *c, ClusterID: FormatID(c.ClusterID), MemberID: FormatID(c.MemberID)}, "", "  ")
+	cj := checkpointJSON{Checkpoint: *c, ClusterID: FormatID(c.ClusterID), MemberID: FormatID(c.MemberID)}
+	for _, id := range c.Peers {
+		cj.Peers = append(cj.Peers, FormatID(id))
+	}
+	return json.MarshalIndent(cj, "", "  ")
 }
 
 // DecodeCheckpoint parses and validates a checkpoint written by Encode. It
@@ -91,6 +106,13 @@ func DecodeCheckpoint(data []byte) (*Checkpoint, error) {
 	}
 	if c.ClusterID, err = strconv.ParseUint(cj.ClusterID, 16, 64); err != nil {
 		return nil, fmt.Errorf("%w: clusterID %q is not a hex ID", ErrInvalidCheckpoint, cj.ClusterID)
+	}
+	for _, p := range cj.Peers {
+		id, err := strconv.ParseUint(p, 16, 64)
+		if err != nil || id == 0 {
+			return nil, fmt.Errorf("%w: peer %q is not a non-zero hex ID", ErrInvalidCheckpoint, p)
+		}
+		c.Peers = append(c.Peers, id)
 	}
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -140,6 +162,6 @@ func CheckpointFor(p *Plan) *Checkpoint {
 	return &Checkpoint{
 		Version: 1, Namespace: p.Namespace, Cluster: p.Cluster, Layout: p.Layout, ClusterID: p.ClusterID,
 		MemberID: m.ID, PeerURL: m.PeerURL, Voters: p.Voters, Pod: m.Pod, PodUID: m.PodUID, PVC: m.PVC, PVCUID: m.PVCUID,
-		PV: m.PV, EtcdMember: m.EtcdMember, SourceNode: m.Node, TargetNode: p.TargetNode, Options: p.Options, Phase: PhaseRunning,
+		PV: m.PV, EtcdMember: m.EtcdMember, Peers: p.Peers, SourceNode: m.Node, TargetNode: p.TargetNode, Options: p.Options, Phase: PhaseRunning,
 	}
 }

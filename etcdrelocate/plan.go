@@ -29,6 +29,7 @@ const (
 	StepWaitVoter        StepKind = "wait-voter"
 	StepVerify           StepKind = "verify"
 	StepUncordon         StepKind = "uncordon"
+	StepUnpinPlacement   StepKind = "unpin-placement"
 	StepFinish           StepKind = "finish"
 )
 
@@ -74,6 +75,9 @@ type Plan struct {
 	ClusterID uint64
 	// Voters is the number of voters before the move.
 	Voters int
+	// Peers are the IDs of the other members when the plan was made; a
+	// member outside Peers and the moved member is the replacement.
+	Peers []uint64
 	// Steps are the steps in order.
 	Steps []Step
 	// Guarantee states what the plan guarantees about quorum and fault
@@ -112,6 +116,11 @@ func NewPlan(s *State, req Request) (*Plan, error) {
 		Warnings:   warns,
 		Options:    req.Options,
 		Member:     refOf(target, s.Leader() == target.ID),
+	}
+	for _, m := range s.Members {
+		if m.ID != target.ID {
+			p.Peers = append(p.Peers, m.ID)
+		}
 	}
 	p.build()
 	return p, nil
@@ -160,6 +169,7 @@ func resumePlan(s *State, cp *Checkpoint) (*Plan, error) {
 		Voters:     cp.Voters,
 		Options:    cp.Options,
 		Resume:     true,
+		Peers:      cp.Peers,
 		Member: MemberRef{ID: cp.MemberID, PeerURL: cp.PeerURL, Pod: cp.Pod, PodUID: cp.PodUID, PVC: cp.PVC, PVCUID: cp.PVCUID,
 			PV: cp.PV, EtcdMember: cp.EtcdMember, Node: cp.SourceNode},
 	}
@@ -205,6 +215,9 @@ func (p *Plan) build() {
 	}
 	add(StepVerify, effectNone, "check every member is a voter, one agreed leader, HashKV equal at a common revision, the pod Ready on "+p.TargetNode,
 		"the new member is a voter", "all of the above")
+	if p.Layout.operatorManaged() {
+		add(StepUnpinPlacement, effectNone, "restore EtcdCluster "+p.Cluster+"'s own affinity", "none", "the spec affinity equals the recorded original")
+	}
 	if !p.Options.SkipCordon && m.Node != "" {
 		add(StepUncordon, effectNone, fmt.Sprintf("uncordon %s (only if this relocation cordoned it)", m.Node), "none", m.Node+" is schedulable again")
 	}

@@ -1,0 +1,330 @@
+package etcdrelocate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Result reports an execution.
+type Result struct {
+	// Steps are the steps run, in order, with what each did.
+	Steps []StepResult
+	// NewMemberID is the ID of the member that replaced the old one.
+	NewMemberID uint64
+	// LeaderMoved reports that leadership was moved away first.
+	LeaderMoved bool
+	// SnapshotPath and SnapshotBytes describe the snapshot taken.
+	SnapshotPath  string
+	SnapshotBytes int64
+	// RemovedAt and PromotedAt bound the window without the member (zero
+	// fault tolerance in a 3-member cluster), when this run saw both.
+	RemovedAt, PromotedAt time.Time
+	// Verification is the final check.
+	Verification *Verification
+	// Duration is the run's wall time.
+	Duration time.Duration
+}
+
+// StepResult is one executed step.
+type StepResult struct {
+	Kind StepKind
+	// Skipped is true when the step found its work already done (a resumed
+	// run) or had nothing to do.
+	Skipped  bool
+	Message  string
+	Duration time.Duration
+}
+
+// Step returns the result of the step of the given kind, or nil.
+func (r *Result) Step(kind StepKind) *StepResult {
+	for i := range r.Steps {
+		if r.Steps[i].Kind == kind {
+			return &r.Steps[i]
+		}
+	}
+	return nil
+}
+
+// run is one execution of a plan.
+type run struct {
+	r       *Relocator
+	p       *Plan
+	conn    *connector
+	cli     *clientv3.Client
+	mem     *membership
+	cp      *Checkpoint
+	res     *Result
+	learner uint64
+	// misplaced counts attempts to move a misplaced new member.
+	misplaced int
+}
+
+// Execute carries out plan p step by step. Each step first works out from
+// etcd and Kubernetes whether its work is already done (so a re-run after a
+// crash or a cancelled context continues where the last run stopped), then
+// checks its precondition, acts, and checks the result. Execute stops at
+// the first failing step with a *StepError and leaves the checkpoint; run
+// it again (with a plan from Plan, which finds the checkpoint) to resume.
+// If the new member does not start or catch up in time, Execute removes
+// its learner again and returns a *RolledBackError (errors.Is
+// ErrRolledBack): the cluster then has one voter fewer, and the old member
+// is not re-added.
+func (r *Relocator) Execute(ctx context.Context, p *Plan) (*Result, error) {
+	x := &run{r: r, p: p, res: &Result{}}
+	start := time.Now()
+	defer func() { x.res.Duration = time.Since(start) }()
+	if err := x.open(ctx); err != nil {
+		return x.res, err
+	}
+	defer x.cli.Close()
+	for i, st := range p.Steps {
+		if err := ctx.Err(); err != nil {
+			return x.res, err
+		}
+		r.emit(Event{Step: st.Kind, Index: i, Total: len(p.Steps), Phase: EventStarted, Message: st.Action})
+		t0 := time.Now()
+		msg, skipped, err := x.step(ctx, st.Kind)
+		el := time.Since(t0)
+		if err != nil {
+			r.log.Error("relocation step failed", "step", st.Kind, "err", err)
+			if rb := x.rollback(ctx, st.Kind, err); rb != nil {
+				err = rb
+			} else {
+				err = &StepError{Step: st.Kind, Err: err}
+			}
+			r.emit(Event{Step: st.Kind, Index: i, Total: len(p.Steps), Phase: EventFailed, Elapsed: el, Message: err.Error(), Err: err})
+			return x.res, err
+		}
+		x.res.Steps = append(x.res.Steps, StepResult{Kind: st.Kind, Skipped: skipped, Message: msg, Duration: el})
+		phase := EventDone
+		if skipped {
+			phase = EventSkipped
+		}
+		r.log.Info("relocation step", "step", st.Kind, "phase", phase, "took", el, "msg", msg)
+		r.emit(Event{Step: st.Kind, Index: i, Total: len(p.Steps), Phase: phase, Elapsed: el, Message: msg})
+	}
+	return x.res, nil
+}
+
+func (r *Relocator) emit(e Event) {
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(e)
+	}
+}
+
+// open connects to etcd through the members' client URLs.
+func (x *run) open(ctx context.Context) error {
+	var err error
+	if x.conn, err = x.r.connector(ctx, x.p.Namespace); err != nil {
+		return err
+	}
+	kv, err := x.r.observeKube(ctx, x.p.Namespace, x.p.Cluster)
+	if err != nil {
+		return err
+	}
+	eps := x.r.endpoints(kv, x.p.Namespace)
+	if len(eps) == 0 {
+		return fmt.Errorf("%w: no etcd endpoints in %s (no pods of %s)", ErrInvalidConfig, x.p.Namespace, x.p.Cluster)
+	}
+	if x.cli, err = x.conn.client(eps...); err != nil {
+		return err
+	}
+	x.mem = &membership{api: x.cli.Cluster, conn: x.conn, log: x.r.log, bound: x.r.t.Membership}
+	return nil
+}
+
+// step runs one step and reports what it did and whether it was skipped.
+func (x *run) step(ctx context.Context, kind StepKind) (string, bool, error) {
+	switch kind {
+	case StepCheckpoint:
+		return x.checkpoint(ctx)
+	case StepSnapshot:
+		return x.snapshot(ctx)
+	case StepMoveLeader:
+		return x.moveLeader(ctx)
+	case StepCordon:
+		return x.cordon(ctx)
+	case StepRemoveMember:
+		return x.removeMember(ctx)
+	case StepDeleteStorage:
+		return x.deleteStorage(ctx)
+	case StepAddLearner:
+		return x.addLearner(ctx)
+	case StepClaimOnTarget:
+		return x.claimOnTarget(ctx)
+	case StepWaitPod:
+		return x.waitPod(ctx)
+	case StepCatchUp:
+		return x.catchUp(ctx)
+	case StepPromote:
+		return x.promote(ctx)
+	case StepPinPlacement:
+		return x.pinPlacement(ctx)
+	case StepDeleteEtcdMember:
+		return x.deleteEtcdMember(ctx)
+	case StepWaitReplacement:
+		return x.waitReplacement(ctx)
+	case StepWaitVoter:
+		return x.waitVoter(ctx)
+	case StepVerify:
+		return x.verify(ctx)
+	case StepUncordon:
+		return x.uncordon(ctx)
+	case StepUnpinPlacement:
+		return x.unpinPlacement(ctx)
+	case StepFinish:
+		return x.finish(ctx)
+	}
+	return "", false, fmt.Errorf("%w: unknown step %q", ErrInvalidConfig, kind)
+}
+
+// checkpoint records the plan in the cluster, or finds the record of an
+// earlier run of the same plan.
+func (x *run) checkpoint(ctx context.Context) (string, bool, error) {
+	cms := x.r.cfg.Kube.CoreV1().ConfigMaps(x.p.Namespace)
+	name := checkpointName(x.p.Cluster)
+	for attempt := 0; attempt < 3; attempt++ {
+		cm, err := cms.Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			cp, err := DecodeCheckpoint([]byte(cm.Data[checkpointKey]))
+			if err != nil {
+				return "", false, fmt.Errorf("configmap %s: %w", name, err)
+			}
+			if cp.MemberID != x.p.Member.ID || !SameURL(cp.PeerURL, x.p.Member.PeerURL) {
+				return "", false, fmt.Errorf("%w: ConfigMap %s records member %s", ErrRelocationInProgress, name, FormatID(cp.MemberID))
+			}
+			x.cp = cp
+			return "checkpoint found; resuming", true, nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return "", false, fmt.Errorf("get checkpoint: %w", err)
+		}
+		cp := CheckpointFor(x.p)
+		cp.Started = time.Now().UTC().Truncate(time.Second)
+		if rev, err := x.revision(ctx); err == nil {
+			cp.Revision = rev
+		}
+		data, err := cp.Encode()
+		if err != nil {
+			return "", false, err
+		}
+		_, err = cms.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/managed-by": "tenantkit-etcdrelocate"}},
+			Data:       map[string]string{checkpointKey: string(data)},
+		}, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			continue
+		}
+		if err != nil {
+			return "", false, fmt.Errorf("create checkpoint: %w", err)
+		}
+		x.cp = cp
+		return "recorded in ConfigMap " + name, false, nil
+	}
+	return "", false, fmt.Errorf("create checkpoint %s: lost the race three times", name)
+}
+
+// revision returns the cluster's current revision.
+func (x *run) revision(ctx context.Context) (int64, error) {
+	cctx, cancel := x.conn.callCtx(ctx)
+	defer cancel()
+	resp, err := x.cli.Get(cctx, "health", clientv3.WithCountOnly())
+	if err != nil {
+		return 0, err
+	}
+	return resp.Header.Revision, nil
+}
+
+// saveCheckpoint writes x.cp back.
+func (x *run) saveCheckpoint(ctx context.Context) error {
+	data, err := x.cp.Encode()
+	if err != nil {
+		return err
+	}
+	cms := x.r.cfg.Kube.CoreV1().ConfigMaps(x.p.Namespace)
+	cm, err := cms.Get(ctx, checkpointName(x.p.Cluster), metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("update checkpoint: %w", err)
+	}
+	cm.Data = map[string]string{checkpointKey: string(data)}
+	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("update checkpoint: %w", err)
+	}
+	return nil
+}
+
+// finish deletes the checkpoint.
+func (x *run) finish(ctx context.Context) (string, bool, error) {
+	err := x.r.cfg.Kube.CoreV1().ConfigMaps(x.p.Namespace).Delete(ctx, checkpointName(x.p.Cluster), metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return "no checkpoint left", true, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("delete checkpoint: %w", err)
+	}
+	return "checkpoint deleted", false, nil
+}
+
+// rollback handles a timeout of the new member: it removes the learner (if
+// it is still one), records the rollback and uncordons, and returns the
+// *RolledBackError. It returns nil where no rollback applies (cancelled
+// contexts, failures before the old member left, or a member that did
+// become a voter).
+func (x *run) rollback(ctx context.Context, kind StepKind, cause error) error {
+	switch kind {
+	case StepWaitPod, StepCatchUp, StepPromote, StepClaimOnTarget, StepWaitReplacement, StepWaitVoter:
+	default:
+		return nil
+	}
+	if !errors.Is(cause, ErrTimeout) || ctx.Err() != nil || x.p.Layout.operatorManaged() {
+		// The operator owns the membership of v1alpha2 clusters.
+		return nil
+	}
+	// Roll back on a fresh context: the step's may be spent.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.r.t.Membership+x.r.t.Call)
+	defer cancel()
+	rb := &RolledBackError{Step: kind, Voters: x.p.Voters - 1, RemovedID: x.p.Member.ID, SnapshotPath: x.res.SnapshotPath, Cause: cause}
+	if x.cp != nil {
+		rb.SnapshotPath = x.cp.SnapshotPath
+	}
+	ms, err := x.mem.list(rctx)
+	if err != nil {
+		return nil
+	}
+	for _, m := range ms {
+		if m.ID == x.p.Member.ID {
+			return nil // the old member is still there: nothing to roll back
+		}
+	}
+	if m := x.newMember(ms); m != nil {
+		if !m.IsLearner {
+			return nil // it became a voter after all
+		}
+		rb.LearnerID = m.ID
+		if err := x.mem.remove(rctx, m.ID); err != nil {
+			x.r.log.Error("ROLLBACK FAILED: could not remove the learner", "learner", FormatID(m.ID), "err", err)
+			return nil
+		}
+	}
+	x.r.log.Error("ROLLED BACK: the new member did not become a voter; the cluster runs with one voter fewer",
+		"voters", rb.Voters, "removed", FormatID(rb.RemovedID), "learner", FormatID(rb.LearnerID), "snapshot", rb.SnapshotPath, "cause", cause)
+	if x.cp != nil {
+		x.cp.Phase = PhaseRolledBack
+		if err := x.saveCheckpoint(rctx); err != nil {
+			x.r.log.Error("could not record the rollback in the checkpoint", "err", err)
+		}
+		if x.cp.CordonedSource {
+			if _, _, err := x.uncordon(rctx); err != nil {
+				x.r.log.Error("could not uncordon the source node", "err", err)
+			}
+		}
+	}
+	return rb
+}

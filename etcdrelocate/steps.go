@@ -1,0 +1,331 @@
+package etcdrelocate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// oldPresent reports whether the old member is still in ms.
+func (x *run) oldPresent(ms []*pb.Member) bool { return byID(ms, x.p.Member.ID) != nil }
+
+// newMember returns the member that replaces the old one: for fixed names
+// the member with the old peer URL and another ID, else a member that was
+// not there when the plan was made.
+func (x *run) newMember(ms []*pb.Member) *pb.Member {
+	if !x.p.Layout.operatorManaged() {
+		if m := byPeerURL(ms, x.p.Member.PeerURL); m != nil && m.ID != x.p.Member.ID {
+			return m
+		}
+		return nil
+	}
+	for _, m := range ms {
+		if m.ID != x.p.Member.ID && !slices.Contains(x.p.Peers, m.ID) {
+			return m
+		}
+	}
+	return nil
+}
+
+func (x *run) snapshot(ctx context.Context) (string, bool, error) {
+	if x.cp.SnapshotPath != "" {
+		x.res.SnapshotPath = x.cp.SnapshotPath
+		return "taken earlier: " + x.cp.SnapshotPath, true, nil
+	}
+	ms, err := x.mem.list(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if !x.oldPresent(ms) {
+		return "the member is already removed; no snapshot taken", true, nil
+	}
+	sts := voterStatuses(ctx, x.conn, ms)
+	var src *pb.Member
+	for _, m := range ms {
+		if st := sts[m.ID]; st != nil && m.ID != x.p.Member.ID && len(st.Errors) == 0 &&
+			(src == nil || st.RaftAppliedIndex > sts[src.ID].RaftAppliedIndex) {
+			src = m
+		}
+	}
+	if src == nil {
+		return "", false, fmt.Errorf("%w: no healthy voter to take the snapshot from", ErrQuorumAtRisk)
+	}
+	dir := x.p.Options.SnapshotDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	name := fmt.Sprintf("etcd-%s-%s-%s", x.p.Namespace, x.p.Cluster, time.Now().UTC().Format("20060102T150405Z"))
+	path, n, err := takeSnapshot(ctx, x.conn, src.ClientURLs[0], dir, name)
+	if err != nil {
+		return "", false, err
+	}
+	x.res.SnapshotPath, x.res.SnapshotBytes = path, n
+	x.cp.SnapshotPath = path
+	if err := x.saveCheckpoint(ctx); err != nil {
+		return "", false, err
+	}
+	return fmt.Sprintf("%d bytes from %s to %s", n, memberLabel(src), path), false, nil
+}
+
+func memberLabel(m *pb.Member) string {
+	if m.Name != "" {
+		return m.Name
+	}
+	return FormatID(m.ID)
+}
+
+func (x *run) moveLeader(ctx context.Context) (string, bool, error) {
+	ms, err := x.mem.list(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if !x.oldPresent(ms) {
+		return "the member is already removed", true, nil
+	}
+	moved, err := moveLeaderAway(ctx, x.conn, x.mem, x.p.Member.ID, x.r.t.Membership)
+	if err != nil {
+		return "", false, err
+	}
+	if moved {
+		x.res.LeaderMoved = true
+		return "leadership moved to another voter", false, nil
+	}
+	return "the member does not lead", true, nil
+}
+
+func (x *run) cordon(ctx context.Context) (string, bool, error) {
+	nodes := x.r.cfg.Kube.CoreV1().Nodes()
+	node, err := nodes.Get(ctx, x.p.Member.Node, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "node " + x.p.Member.Node + " is gone", true, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("get node: %w", err)
+	}
+	if node.Spec.Unschedulable {
+		if x.cp.CordonedSource {
+			return "cordoned by this relocation earlier", true, nil
+		}
+		return "was cordoned before; it stays cordoned afterwards", true, nil
+	}
+	// Record the intent first: a crash between the two writes then at worst
+	// uncordons a node that is schedulable anyway.
+	x.cp.CordonedSource = true
+	if err := x.saveCheckpoint(ctx); err != nil {
+		return "", false, err
+	}
+	if err := setUnschedulable(ctx, x, x.p.Member.Node, true); err != nil {
+		return "", false, err
+	}
+	return "cordoned " + x.p.Member.Node, false, nil
+}
+
+func (x *run) uncordon(ctx context.Context) (string, bool, error) {
+	if x.cp == nil || !x.cp.CordonedSource {
+		return "the source node was not cordoned by this relocation", true, nil
+	}
+	err := setUnschedulable(ctx, x, x.p.Member.Node, false)
+	if apierrors.IsNotFound(err) {
+		return "node " + x.p.Member.Node + " is gone", true, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return "uncordoned " + x.p.Member.Node, false, nil
+}
+
+func setUnschedulable(ctx context.Context, x *run, node string, on bool) error {
+	patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%t}}`, on)
+	_, err := x.r.cfg.Kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("set node %s unschedulable=%t: %w", node, on, err)
+	}
+	return nil
+}
+
+// othersHealthy waits until every voter other than the moved member answers
+// Status without errors and they agree on a leader.
+func (x *run) othersHealthy(ctx context.Context) error {
+	return retry(ctx, x.r.t.Membership, "wait for the other voters to be healthy", func(ctx context.Context) (bool, error) {
+		ms, err := x.mem.list(ctx)
+		if err != nil {
+			return false, err
+		}
+		sts := voterStatuses(ctx, x.conn, ms)
+		for _, m := range ms {
+			if m.IsLearner || m.ID == x.p.Member.ID {
+				continue
+			}
+			if st := sts[m.ID]; st == nil || len(st.Errors) > 0 {
+				return false, keepTrying{fmt.Errorf("%w: voter %s is not healthy", ErrQuorumAtRisk, memberLabel(m))}
+			}
+		}
+		if agreedLeader(sts) == 0 {
+			return false, keepTrying{fmt.Errorf("%w: no agreed leader", ErrQuorumAtRisk)}
+		}
+		return true, nil
+	})
+}
+
+func (x *run) removeMember(ctx context.Context) (string, bool, error) {
+	ms, err := x.mem.list(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if !x.oldPresent(ms) {
+		return "already removed", true, nil
+	}
+	if err := x.othersHealthy(ctx); err != nil {
+		return "", false, err
+	}
+	// Leadership may have come back since move-leader (an election after
+	// a crash).
+	if _, err := moveLeaderAway(ctx, x.conn, x.mem, x.p.Member.ID, x.r.t.Membership); err != nil {
+		return "", false, err
+	}
+	if err := x.mem.remove(ctx, x.p.Member.ID); err != nil {
+		return "", false, err
+	}
+	x.res.RemovedAt = time.Now()
+	if err := x.othersHealthy(ctx); err != nil {
+		return "", false, fmt.Errorf("after removal: %w", err)
+	}
+	return "removed member " + FormatID(x.p.Member.ID), false, nil
+}
+
+func (x *run) addLearner(ctx context.Context) (string, bool, error) {
+	ms, err := x.mem.list(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if m := x.newMember(ms); m != nil {
+		x.learner, x.res.NewMemberID = m.ID, m.ID
+		return "already added as " + FormatID(m.ID), true, nil
+	}
+	id, err := x.mem.addLearner(ctx, x.p.Member.PeerURL, x.p.Member.ID)
+	if err != nil {
+		return "", false, err
+	}
+	x.learner, x.res.NewMemberID = id, id
+	return "learner " + FormatID(id) + " added", false, nil
+}
+
+// learnerID finds the new member's ID (a resumed run has not seen it).
+func (x *run) learnerID(ctx context.Context) (*pb.Member, []*pb.Member, error) {
+	ms, err := x.mem.list(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := x.newMember(ms)
+	if m == nil {
+		return nil, ms, fmt.Errorf("%w: no new member with peer URL %s", ErrUnexpectedMember, x.p.Member.PeerURL)
+	}
+	x.learner, x.res.NewMemberID = m.ID, m.ID
+	return m, ms, nil
+}
+
+// catchUp waits until the learner has applied the leader's committed index
+// as sampled when the wait began.
+func (x *run) catchUp(ctx context.Context) (string, bool, error) {
+	m, ms, err := x.learnerID(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if !m.IsLearner {
+		return "already a voter", true, nil
+	}
+	sts := voterStatuses(ctx, x.conn, ms)
+	leader := sts[agreedLeader(sts)]
+	if leader == nil {
+		return "", false, fmt.Errorf("%w: no agreed leader", ErrQuorumAtRisk)
+	}
+	target := leader.RaftIndex
+	bound := x.r.t.catchUp(leader.DBSize)
+	var applied uint64
+	last := time.Now()
+	err = retry(ctx, bound, "learner catch-up", func(ctx context.Context) (bool, error) {
+		st, err := x.memberStatus(ctx, m)
+		if err != nil {
+			return false, keepTrying{err}
+		}
+		applied = st.RaftAppliedIndex
+		if time.Since(last) > 2*time.Second {
+			x.r.log.Info("learner catching up", "applied", applied, "target", target, "dbSize", st.DBSize)
+			last = time.Now()
+		}
+		if applied >= target {
+			return true, nil
+		}
+		return false, keepTrying{fmt.Errorf("learner applied %d of %d", applied, target)}
+	})
+	if err != nil {
+		return "", false, err
+	}
+	return fmt.Sprintf("applied index %d ≥ leader's %d", applied, target), false, nil
+}
+
+// memberStatus asks one member for its Status on its own client URL.
+func (x *run) memberStatus(ctx context.Context, m *pb.Member) (*MemberStatus, error) {
+	urls := m.ClientURLs
+	if len(urls) == 0 && x.p.Member.Pod != "" {
+		// A learner that has not published its attributes yet: use the
+		// URL its pod will serve.
+		urls = []string{clientURLFromPeer(x.p.Member.PeerURL)}
+	}
+	if len(urls) == 0 {
+		return nil, fmt.Errorf("member %s has no client URL yet", FormatID(m.ID))
+	}
+	c, err := x.conn.client(urls[0])
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return memberStatus(ctx, x.conn, c, urls[0])
+}
+
+// clientURLFromPeer turns https://host:2380 into https://host:2379.
+func clientURLFromPeer(peer string) string {
+	h := hostOf(peer)
+	if h == "" {
+		return ""
+	}
+	return "https://" + h + ":" + clientPort
+}
+
+func (x *run) promote(ctx context.Context) (string, bool, error) {
+	m, _, err := x.learnerID(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if !m.IsLearner {
+		x.res.PromotedAt = time.Now()
+		return "already a voter", true, nil
+	}
+	if err := x.mem.promote(ctx, m.ID, x.r.t.catchUp(0)); err != nil {
+		return "", false, err
+	}
+	x.res.PromotedAt = time.Now()
+	// Check on the member itself (etcd #18347: "member remains learner").
+	err = retry(ctx, x.r.t.Membership, "the member reports itself a voter", func(ctx context.Context) (bool, error) {
+		st, err := x.memberStatus(ctx, m)
+		if err != nil {
+			return false, keepTrying{err}
+		}
+		if st.IsLearner {
+			return false, keepTrying{errors.New("the member still reports IsLearner")}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return "", false, err
+	}
+	return "member " + FormatID(m.ID) + " is a voter", false, nil
+}

@@ -1,0 +1,403 @@
+package etcdrelocate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// errMisplaced reports a new claim or pod on another node than the target.
+var errMisplaced = errors.New("placed on the wrong node")
+
+// uidOf returns the UID of the named pod or claim, "" if it does not exist.
+func (x *run) uids(ctx context.Context) (pvcUID, podUID string, err error) {
+	core := x.r.cfg.Kube.CoreV1()
+	pvc, err := core.PersistentVolumeClaims(x.p.Namespace).Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		pvcUID = string(pvc.UID)
+	case !apierrors.IsNotFound(err):
+		return "", "", fmt.Errorf("get claim %s: %w", x.p.Member.PVC, err)
+	}
+	pod, err := core.Pods(x.p.Namespace).Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		podUID = string(pod.UID)
+	case !apierrors.IsNotFound(err):
+		return "", "", fmt.Errorf("get pod %s: %w", x.p.Member.Pod, err)
+	}
+	return pvcUID, podUID, nil
+}
+
+// deleteStorage deletes the old claim, then the old pod (both by UID, so a
+// replacement is never touched), and waits until both are gone.
+func (x *run) deleteStorage(ctx context.Context) (string, bool, error) {
+	ms, err := x.mem.list(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if x.oldPresent(ms) {
+		return "", false, fmt.Errorf("%w: member %s is still registered; its storage must not be deleted", ErrUnexpectedMember, FormatID(x.p.Member.ID))
+	}
+	pvcUID, podUID, err := x.uids(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	oldPVC, oldPod := pvcUID == x.p.Member.PVCUID, podUID == x.p.Member.PodUID
+	if !oldPVC && !oldPod {
+		return "the old claim and pod are gone", true, nil
+	}
+	core := x.r.cfg.Kube.CoreV1()
+	if oldPVC {
+		uid := types.UID(x.p.Member.PVCUID)
+		err := core.PersistentVolumeClaims(x.p.Namespace).Delete(ctx, x.p.Member.PVC, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return "", false, fmt.Errorf("delete claim %s: %w", x.p.Member.PVC, err)
+		}
+	}
+	if oldPod {
+		uid := types.UID(x.p.Member.PodUID)
+		err := core.Pods(x.p.Namespace).Delete(ctx, x.p.Member.Pod, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return "", false, fmt.Errorf("delete pod %s: %w", x.p.Member.Pod, err)
+		}
+	}
+	err = retry(ctx, x.r.t.Storage, "old claim and pod to disappear", func(ctx context.Context) (bool, error) {
+		pvcUID, podUID, err := x.uids(ctx)
+		if err != nil {
+			return false, keepTrying{err}
+		}
+		if pvcUID == x.p.Member.PVCUID || podUID == x.p.Member.PodUID {
+			return false, keepTrying{errors.New("old claim or pod still present")}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return "", false, err
+	}
+	return fmt.Sprintf("claim %s and pod %s deleted%s", x.p.Member.PVC, x.p.Member.Pod, x.deleteRetainedVolume(ctx)), false, nil
+}
+
+// deleteRetainedVolume deletes the old volume if its reclaim policy keeps
+// it (Retain) and it still refers to the old claim. With Delete the
+// provisioner removes it.
+func (x *run) deleteRetainedVolume(ctx context.Context) string {
+	if x.p.Member.PV == "" {
+		return ""
+	}
+	pvs := x.r.cfg.Kube.CoreV1().PersistentVolumes()
+	pv, err := pvs.Get(ctx, x.p.Member.PV, metav1.GetOptions{})
+	if err != nil || pv.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimRetain ||
+		pv.Spec.ClaimRef == nil || string(pv.Spec.ClaimRef.UID) != x.p.Member.PVCUID {
+		return ""
+	}
+	if err := pvs.Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
+		x.r.log.Warn("could not delete the old retained volume", "pv", pv.Name, "err", err)
+		return ""
+	}
+	return "; retained volume " + pv.Name + " deleted"
+}
+
+// claimOnTarget makes sure the member's claim will be provisioned on, or
+// bound to a volume of, the target node: it creates the claim itself from
+// the StatefulSet's template, or pins the claim the StatefulSet controller
+// created if it is not bound yet.
+func (x *run) claimOnTarget(ctx context.Context) (string, bool, error) {
+	var msg string
+	skipped := false
+	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
+	err := retry(ctx, x.r.t.Pod, "claim on the target node", func(ctx context.Context) (bool, error) {
+		pvc, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			claim, err := x.templateClaim(ctx)
+			if err != nil {
+				return false, err
+			}
+			how, err := x.pin(ctx, claim)
+			if err != nil {
+				return false, err
+			}
+			if _, err := claims.Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+				return false, keepTrying{err}
+			}
+			msg = "created " + claim.Name + ", " + how
+			return true, nil
+		case err != nil:
+			return false, keepTrying{err}
+		case string(pvc.UID) == x.p.Member.PVCUID:
+			return false, keepTrying{errors.New("the old claim is still present")}
+		case pvc.Spec.VolumeName != "":
+			node, err := x.volumeNode(ctx, pvc.Spec.VolumeName)
+			if err != nil {
+				return false, keepTrying{err}
+			}
+			if node != "" && node != x.p.TargetNode {
+				return false, fmt.Errorf("claim %s: %w (%s)", pvc.Name, errMisplaced, node)
+			}
+			msg, skipped = "claim bound on "+x.p.TargetNode, true
+			return true, nil
+		case pvc.Annotations[annSelectedNode] == x.p.TargetNode:
+			msg, skipped = "claim already pinned to "+x.p.TargetNode, true
+			return true, nil
+		default:
+			how, err := x.pinExisting(ctx, pvc)
+			if err != nil {
+				return false, keepTrying{err}
+			}
+			msg = "pinned the StatefulSet's claim: " + how
+			return true, nil
+		}
+	})
+	if errors.Is(err, errMisplaced) {
+		if err := x.relocateAgain(ctx); err != nil {
+			return "", false, err
+		}
+		return x.claimOnTarget(ctx)
+	}
+	return msg, skipped, err
+}
+
+func (x *run) volumeNode(ctx context.Context, pv string) (string, error) {
+	v, err := x.r.cfg.Kube.CoreV1().PersistentVolumes().Get(ctx, pv, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("get volume %s: %w", pv, err)
+	}
+	return volumeNode(v), nil
+}
+
+// templateClaim builds the member's claim as the StatefulSet controller
+// would: from the volume claim template, with the selector's labels.
+func (x *run) templateClaim(ctx context.Context) (*corev1.PersistentVolumeClaim, error) {
+	sts, err := x.r.cfg.Kube.AppsV1().StatefulSets(x.p.Namespace).Get(ctx, x.p.Cluster, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("get statefulset: %w", err)
+	}
+	tmplName := strings.TrimSuffix(x.p.Member.PVC, "-"+x.p.Member.Pod)
+	for _, t := range sts.Spec.VolumeClaimTemplates {
+		if t.Name != tmplName {
+			continue
+		}
+		lbls := map[string]string{}
+		maps.Copy(lbls, t.Labels)
+		if sts.Spec.Selector != nil {
+			maps.Copy(lbls, sts.Spec.Selector.MatchLabels)
+		}
+		ann := map[string]string{}
+		maps.Copy(ann, t.Annotations)
+		return &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: x.p.Member.PVC, Namespace: x.p.Namespace, Labels: lbls, Annotations: ann},
+			Spec:       *t.Spec.DeepCopy(),
+		}, nil
+	}
+	return nil, fmt.Errorf("statefulset %s has no volume claim template %q", sts.Name, tmplName)
+}
+
+// pin steers a new claim to the target: pre-bound to a free local volume
+// there when the class has no provisioner, else annotated with the
+// selected node for the provisioner.
+func (x *run) pin(ctx context.Context, claim *corev1.PersistentVolumeClaim) (string, error) {
+	static, class, err := x.staticClass(ctx, claim)
+	if err != nil {
+		return "", err
+	}
+	if !static {
+		if claim.Annotations == nil {
+			claim.Annotations = map[string]string{}
+		}
+		claim.Annotations[annSelectedNode] = x.p.TargetNode
+		return "annotated " + annSelectedNode + "=" + x.p.TargetNode, nil
+	}
+	pv, err := x.freeVolume(ctx, class, claim)
+	if err != nil {
+		return "", err
+	}
+	claim.Spec.VolumeName = pv
+	return "pre-bound to local volume " + pv + " on " + x.p.TargetNode, nil
+}
+
+// pinExisting pins an unbound claim someone else created.
+func (x *run) pinExisting(ctx context.Context, pvc *corev1.PersistentVolumeClaim) (string, error) {
+	c := pvc.DeepCopy()
+	how, err := x.pin(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, annSelectedNode, x.p.TargetNode)
+	if c.Spec.VolumeName != "" {
+		patch = fmt.Appendf(nil, `{"spec":{"volumeName":%q}}`, c.Spec.VolumeName)
+	}
+	_, err = x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace).Patch(ctx, pvc.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return "", fmt.Errorf("pin claim %s: %w", pvc.Name, err)
+	}
+	return how, nil
+}
+
+// staticClass reports whether the claim's storage class uses statically
+// created volumes (provisioner kubernetes.io/no-provisioner).
+func (x *run) staticClass(ctx context.Context, claim *corev1.PersistentVolumeClaim) (bool, string, error) {
+	scs := x.r.cfg.Kube.StorageV1().StorageClasses()
+	name := ""
+	if claim.Spec.StorageClassName != nil {
+		name = *claim.Spec.StorageClassName
+	} else {
+		list, err := scs.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, "", fmt.Errorf("list storage classes: %w", err)
+		}
+		for _, sc := range list.Items {
+			if sc.Annotations["storageclass.kubernetes.io/is-default-class"] == "true" {
+				name = sc.Name
+			}
+		}
+	}
+	if name == "" {
+		return false, "", nil
+	}
+	sc, err := scs.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return false, "", fmt.Errorf("get storage class %s: %w", name, err)
+	}
+	return sc.Provisioner == "kubernetes.io/no-provisioner", name, nil
+}
+
+// freeVolume returns the smallest Available volume of the class on the
+// target node that satisfies the claim.
+func (x *run) freeVolume(ctx context.Context, class string, claim *corev1.PersistentVolumeClaim) (string, error) {
+	list, err := x.r.cfg.Kube.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", fmt.Errorf("list volumes: %w", err)
+	}
+	want := claim.Spec.Resources.Requests[corev1.ResourceStorage]
+	best, bestSize := "", resource.Quantity{}
+	for _, pv := range list.Items {
+		size := pv.Spec.Capacity[corev1.ResourceStorage]
+		if pv.Status.Phase != corev1.VolumeAvailable || pv.Spec.ClaimRef != nil || pv.Spec.StorageClassName != class ||
+			volumeNode(&pv) != x.p.TargetNode || size.Cmp(want) < 0 {
+			continue
+		}
+		if best == "" || size.Cmp(bestSize) < 0 {
+			best, bestSize = pv.Name, size
+		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("%w: no free %s volume of %s on %s", ErrTargetNode, class, want.String(), x.p.TargetNode)
+	}
+	return best, nil
+}
+
+// waitPod waits until the member's pod runs on the target node and answers
+// Status as the new member, of the same cluster.
+func (x *run) waitPod(ctx context.Context) (string, bool, error) {
+	pods := x.r.cfg.Kube.CoreV1().Pods(x.p.Namespace)
+	var msg string
+	err := retry(ctx, x.r.t.Pod, "pod "+x.p.Member.Pod+" on "+x.p.TargetNode, func(ctx context.Context) (bool, error) {
+		pod, err := pods.Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
+		switch {
+		case err != nil:
+			return false, keepTrying{err}
+		case string(pod.UID) == x.p.Member.PodUID:
+			return false, keepTrying{errors.New("the old pod is still present")}
+		case pod.Spec.NodeName == "":
+			return false, keepTrying{errors.New("the pod is not scheduled yet")}
+		case pod.Spec.NodeName != x.p.TargetNode:
+			return false, fmt.Errorf("pod %s: %w (%s)", pod.Name, errMisplaced, pod.Spec.NodeName)
+		}
+		m, _, err := x.learnerID(ctx)
+		if err != nil {
+			return false, err
+		}
+		st, err := x.memberStatus(ctx, m)
+		if err != nil {
+			return false, keepTrying{err}
+		}
+		if st.MemberID != m.ID {
+			return false, keepTrying{fmt.Errorf("the pod answers as member %s", FormatID(st.MemberID))}
+		}
+		if x.p.ClusterID != 0 && st.ClusterID != x.p.ClusterID {
+			return false, fmt.Errorf("%w: the new pod reports cluster %s, not %s", ErrUnexpectedMember, FormatID(st.ClusterID), FormatID(x.p.ClusterID))
+		}
+		msg = fmt.Sprintf("pod %s runs on %s as member %s (learner=%t)", pod.Name, pod.Spec.NodeName, FormatID(m.ID), st.IsLearner)
+		return true, nil
+	})
+	if errors.Is(err, errMisplaced) {
+		if err := x.relocateAgain(ctx); err != nil {
+			return "", false, err
+		}
+		if _, _, err := x.claimOnTarget(ctx); err != nil {
+			return "", false, err
+		}
+		return x.waitPod(ctx)
+	}
+	return msg, false, err
+}
+
+// relocateAgain undoes a misplaced start: it removes the new learner (a
+// learner may always be removed), deletes the misplaced claim and pod, and
+// adds the learner again, so that the next claim can be pinned. It gives up
+// after two attempts.
+func (x *run) relocateAgain(ctx context.Context) error {
+	x.misplaced++
+	if x.misplaced > 2 {
+		return fmt.Errorf("%w: the new pod keeps landing on another node than %s", ErrTargetNode, x.p.TargetNode)
+	}
+	x.r.log.Warn("new member placed on the wrong node; removing its learner and trying again", "attempt", x.misplaced)
+	ms, err := x.mem.list(ctx)
+	if err != nil {
+		return err
+	}
+	if m := x.newMember(ms); m != nil {
+		if !m.IsLearner {
+			return fmt.Errorf("%w: the misplaced member %s is already a voter", ErrTargetNode, FormatID(m.ID))
+		}
+		if err := x.mem.remove(ctx, m.ID); err != nil {
+			return err
+		}
+	}
+	pvcUID, podUID, err := x.uids(ctx)
+	if err != nil {
+		return err
+	}
+	core := x.r.cfg.Kube.CoreV1()
+	for _, del := range []struct {
+		uid  string
+		call func(metav1.DeleteOptions) error
+	}{
+		{pvcUID, func(o metav1.DeleteOptions) error {
+			return core.PersistentVolumeClaims(x.p.Namespace).Delete(ctx, x.p.Member.PVC, o)
+		}},
+		{podUID, func(o metav1.DeleteOptions) error { return core.Pods(x.p.Namespace).Delete(ctx, x.p.Member.Pod, o) }},
+	} {
+		if del.uid == "" {
+			continue
+		}
+		uid := types.UID(del.uid)
+		if err := del.call(metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	err = retry(ctx, x.r.t.Storage, "misplaced claim and pod to disappear", func(ctx context.Context) (bool, error) {
+		p, q, err := x.uids(ctx)
+		if err != nil {
+			return false, keepTrying{err}
+		}
+		if (pvcUID != "" && p == pvcUID) || (podUID != "" && q == podUID) {
+			return false, keepTrying{errors.New("still present")}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	_, _, err = x.addLearner(ctx)
+	return err
+}

@@ -1,0 +1,194 @@
+package etcdrelocate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Verification is what Verify found after a relocation.
+type Verification struct {
+	// Voters and Learners count the members.
+	Voters, Learners int
+	// Leader is the agreed leader.
+	Leader uint64
+	// HashRevision is the revision of the HashKV comparison; HashesEqual
+	// reports that every voter had the same hash there.
+	HashRevision int64
+	HashesEqual  bool
+	// StartRevision is the revision when the relocation began (from the
+	// checkpoint, 0 if unknown); KeysAtStart is the number of keys every
+	// voter holds at that revision (-1 if it could not be checked, for
+	// example after compaction).
+	StartRevision int64
+	KeysAtStart   int64
+	// NewMemberID is the replacement's ID, PodNode where its pod runs and
+	// PodReady whether the pod is Ready.
+	NewMemberID uint64
+	PodNode     string
+	PodReady    bool
+	// Problems lists what does not hold (empty when verified).
+	Problems []string
+}
+
+// String renders the verification as a few lines of text.
+func (v *Verification) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "voters %d, learners %d, leader %s\n", v.Voters, v.Learners, FormatID(v.Leader))
+	fmt.Fprintf(&b, "HashKV equal on every voter at revision %d: %t\n", v.HashRevision, v.HashesEqual)
+	if v.KeysAtStart >= 0 && v.StartRevision > 0 {
+		fmt.Fprintf(&b, "keys at the starting revision %d: %d on every voter\n", v.StartRevision, v.KeysAtStart)
+	}
+	fmt.Fprintf(&b, "new member %s: pod on %s, ready %t\n", FormatID(v.NewMemberID), orNone(v.PodNode), v.PodReady)
+	for _, p := range v.Problems {
+		fmt.Fprintf(&b, "problem: %s\n", p)
+	}
+	return b.String()
+}
+
+// Verify checks the outcome of plan p: every member a voter and as many as
+// before, one agreed leader, HashKV equal at a common revision, every voter
+// holding the same keys at the revision the relocation started from, and
+// the new member's pod Ready on the target node. It retries for up to the
+// pod timeout (a pod becomes Ready only after promotion) and returns an
+// error wrapping ErrVerify with the problems if they persist.
+func (r *Relocator) Verify(ctx context.Context, p *Plan) (*Verification, error) {
+	var v *Verification
+	err := retry(ctx, r.t.Pod, "verification", func(ctx context.Context) (bool, error) {
+		var err error
+		v, err = r.verifyOnce(ctx, p)
+		if err != nil {
+			return false, keepTrying{err}
+		}
+		if len(v.Problems) > 0 {
+			return false, keepTrying{fmt.Errorf("%w: %s", ErrVerify, strings.Join(v.Problems, "; "))}
+		}
+		return true, nil
+	})
+	if err != nil && v != nil && len(v.Problems) > 0 {
+		return v, fmt.Errorf("%w: %s", ErrVerify, strings.Join(v.Problems, "; "))
+	}
+	return v, err
+}
+
+func (r *Relocator) verifyOnce(ctx context.Context, p *Plan) (*Verification, error) {
+	s, err := r.Observe(ctx, p.Namespace, p.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verification{Leader: s.Leader(), HashRevision: s.HashRevision, HashesEqual: true, KeysAtStart: -1}
+	problem := func(format string, args ...any) { v.Problems = append(v.Problems, fmt.Sprintf(format, args...)) }
+	v.Voters, v.Learners = len(s.Voters()), len(s.Learners())
+	if v.Learners > 0 {
+		problem("%d learner(s) left", v.Learners)
+	}
+	if v.Voters != p.Voters {
+		problem("%d voters, %d before", v.Voters, p.Voters)
+	}
+	if v.Leader == 0 {
+		problem("no agreed leader")
+	}
+	for _, m := range s.Voters() {
+		switch {
+		case !m.Healthy():
+			problem("voter %s unhealthy: %s", m.Label(), m.StatusError)
+		case !m.HashOK:
+			problem("no HashKV from %s", m.Label())
+			v.HashesEqual = false
+		case m.Hash != s.Voters()[0].Hash:
+			problem("HashKV of %s differs", m.Label())
+			v.HashesEqual = false
+		}
+	}
+	if nm := replacement(s, p); nm == nil {
+		problem("no replacement member found")
+	} else {
+		v.NewMemberID = nm.ID
+		if nm.Pod != nil {
+			v.PodNode, v.PodReady = nm.Pod.Node, nm.Pod.Ready
+		}
+		if v.PodNode != p.TargetNode {
+			problem("the new member runs on %q, not %s", v.PodNode, p.TargetNode)
+		}
+		if !v.PodReady {
+			problem("the new member's pod is not Ready")
+		}
+	}
+	if s.Checkpoint != nil && s.Checkpoint.Revision > 0 {
+		v.StartRevision = s.Checkpoint.Revision
+		if n, err := r.keysAt(ctx, p.Namespace, s.Voters(), v.StartRevision); err != nil {
+			problem("%v", err)
+		} else {
+			v.KeysAtStart = n
+		}
+	}
+	return v, nil
+}
+
+// replacement returns the member that took the moved member's place.
+func replacement(s *State, p *Plan) *Member {
+	for i := range s.Members {
+		m := &s.Members[i]
+		if m.ID == p.Member.ID {
+			continue
+		}
+		if p.Layout.operatorManaged() {
+			if !slices.Contains(p.Peers, m.ID) {
+				return m
+			}
+		} else if SameURL(m.PeerURL(), p.Member.PeerURL) {
+			return m
+		}
+	}
+	return nil
+}
+
+// keysAt counts the keys each voter holds at rev (serializable reads on each
+// member) and returns the count if all agree. -1 without error means rev
+// was compacted.
+func (r *Relocator) keysAt(ctx context.Context, namespace string, voters []Member, rev int64) (int64, error) {
+	conn, err := r.connector(ctx, namespace)
+	if err != nil {
+		return 0, err
+	}
+	count := int64(-1)
+	for _, m := range voters {
+		if len(m.ClientURLs) == 0 {
+			continue
+		}
+		c, err := conn.client(m.ClientURLs[0])
+		if err != nil {
+			return 0, err
+		}
+		cctx, cancel := conn.callCtx(ctx)
+		resp, err := c.Get(cctx, "\x00", clientv3.WithFromKey(), clientv3.WithCountOnly(), clientv3.WithRev(rev), clientv3.WithSerializable())
+		cancel()
+		c.Close()
+		if errors.Is(err, rpctypes.ErrCompacted) {
+			return -1, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("count keys on %s at revision %d: %w", m.Label(), rev, err)
+		}
+		if count >= 0 && resp.Count != count {
+			return 0, fmt.Errorf("%s holds %d keys at revision %d, another voter %d", m.Label(), resp.Count, rev, count)
+		}
+		count = resp.Count
+	}
+	return count, nil
+}
+
+// verify is the executor's verify step.
+func (x *run) verify(ctx context.Context) (string, bool, error) {
+	v, err := x.r.Verify(ctx, x.p)
+	x.res.Verification = v
+	if err != nil {
+		return "", false, err
+	}
+	return fmt.Sprintf("%d voters, HashKV equal at revision %d, pod Ready on %s", v.Voters, v.HashRevision, v.PodNode), false, nil
+}
