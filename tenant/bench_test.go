@@ -1,0 +1,43 @@
+package tenant_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/tenantkit/tenant"
+)
+
+// BenchmarkParseKubernetes compares the strict typed decoder with the
+// baseline every caller pays anyway: YAML into an untyped map.
+func BenchmarkParseKubernetes(b *testing.B) {
+	doc, err := tenant.NewKubernetes("tenant-acme", "prod", fullSpec()).YAML()
+	require.NoError(b, err)
+	b.Run("baseline", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			var m map[string]any
+			if err := yaml.Unmarshal(doc, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ParseKubernetes", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			if _, err := tenant.ParseKubernetes(doc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	k, err := tenant.ParseKubernetes(doc)
+	require.NoError(b, err)
+	b.Run("Validate", func(b *testing.B) {
+		for b.Loop() {
+			if err := k.Validate(tenant.Platform{OIDCEnabled: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,120 @@
+package tenant_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/tenant"
+	"github.com/cozystack/tenantkit/tenant/tenanttest"
+)
+
+// TestCluster_handle plays Cozystack's part by hand: a tenant with a
+// Kubernetes application, then (late) a second real kube-apiserver as the
+// tenant cluster, published as Kamaji does. The handle waits for it and
+// hands out a client for it.
+func TestCluster_handle(t *testing.T) {
+	env := testEnv(t)
+	ctx := t.Context()
+	p := tenanttest.StartPlatform(t, env.RESTConfig(), tenanttest.PlatformConfig{})
+	ns, err := p.CreateTenant(ctx, tenant.NewTenant(tenant.RootNamespace, "handle", tenant.TenantSpec{Etcd: true}))
+	require.NoError(t, err)
+	_, err = p.Client().ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "prod", tenant.KubernetesSpec{}))
+	require.NoError(t, err)
+
+	ref := tenant.ClusterRef{Namespace: ns, Name: "prod"}
+	cl, err := tenant.NewCluster(env.RESTConfig(), ref, tenant.Config{PollInterval: 50 * time.Millisecond})
+	require.NoError(t, err)
+
+	t.Run("names and services", func(t *testing.T) {
+		host, err := cl.Host(ctx)
+		require.NoError(t, err)
+		require.Equal(t, "kubernetes-prod.handle.example.org", host)
+		etcd, err := cl.EtcdNamespace(ctx)
+		require.NoError(t, err)
+		require.Equal(t, ns, etcd)
+		s3, err := cl.SeaweedFSNamespace(ctx)
+		require.NoError(t, err)
+		require.Equal(t, tenant.RootNamespace, s3)
+	})
+
+	t.Run("not ready until Kamaji writes the Secret", func(t *testing.T) {
+		_, err := cl.Kubeconfig(ctx, tenant.AdminConf)
+		require.ErrorIs(t, err, tenant.ErrKubeconfigNotReady)
+		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		_, err = cl.WaitKubeconfig(short, tenant.SuperAdminSvc)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		_, err = cl.Kubeconfig(ctx, "kubeconfig")
+		require.ErrorIs(t, err, tenant.ErrInvalidValue)
+	})
+
+	t.Run("waits for the kubeconfig and reaches the tenant cluster", func(t *testing.T) {
+		tenantAPI, err := env.StartAPIServer(ctx, localenv.APIServerConfig{Name: "handle-prod"})
+		require.NoError(t, err)
+		published := make(chan error, 1)
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			published <- p.PublishKubeconfig(context.Background(), ref, tenantAPI.RESTConfig())
+		}()
+		data, err := cl.WaitKubeconfig(ctx, tenant.AdminConf)
+		require.NoError(t, err)
+		require.NoError(t, <-published)
+		require.Contains(t, string(data), tenantAPI.URL)
+
+		cs, err := cl.Clientset(ctx)
+		require.NoError(t, err)
+		v, err := cs.Discovery().ServerVersion()
+		require.NoError(t, err)
+		require.Equal(t, "v1.37.2", v.GitVersion)
+		_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "inside-tenant"}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		mgmt := kubernetes.NewForConfigOrDie(env.RESTConfig())
+		_, err = mgmt.CoreV1().Namespaces().Get(ctx, "inside-tenant", metav1.GetOptions{})
+		require.True(t, apierrors.IsNotFound(err), "the handle's client reaches the tenant cluster, not the management cluster")
+
+		for _, variant := range tenant.KubeconfigVariants() {
+			rc, err := cl.RESTConfig(ctx, variant)
+			require.NoError(t, err)
+			require.Equal(t, tenantAPI.URL, rc.Host)
+		}
+	})
+
+	t.Run("a malformed kubeconfig is an error, not a wait", func(t *testing.T) {
+		bad := tenant.ClusterRef{Namespace: ns, Name: "broken"}
+		mgmt := kubernetes.NewForConfigOrDie(env.RESTConfig())
+		_, err := mgmt.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: bad.AdminKubeconfigSecret()},
+			Data:       map[string][]byte{"admin.conf": []byte("clusters: [not a kubeconfig")},
+		}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		bcl, err := p.Client().Cluster(bad)
+		require.NoError(t, err)
+		_, err = bcl.WaitKubeconfig(ctx, tenant.AdminConf)
+		require.ErrorIs(t, err, tenant.ErrMalformedKubeconfig)
+		_, err = bcl.Kubeconfig(ctx, tenant.SuperAdminSvc)
+		require.ErrorIs(t, err, tenant.ErrKubeconfigNotReady, "a missing key is not ready yet")
+	})
+
+	t.Run("a tenant without etcd up its hierarchy", func(t *testing.T) {
+		mgmt := kubernetes.NewForConfigOrDie(env.RESTConfig())
+		_, err := mgmt.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant-noetcd"}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		ncl, err := p.Client().Cluster(tenant.ClusterRef{Namespace: "tenant-noetcd", Name: "x"})
+		require.NoError(t, err)
+		_, err = ncl.EtcdNamespace(ctx)
+		require.ErrorIs(t, err, tenant.ErrNoEtcd)
+		_, err = ncl.SeaweedFSNamespace(ctx)
+		require.ErrorIs(t, err, tenant.ErrNoSeaweedFS)
+	})
+
+	_, err = p.Client().Cluster(tenant.ClusterRef{Namespace: "kube-system", Name: "x"})
+	require.ErrorIs(t, err, tenant.ErrInvalidName)
+}

@@ -1,0 +1,158 @@
+package tenant
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// ParseKubernetes decodes a Kubernetes application from YAML or JSON. It is
+// strict: an unknown or duplicate field is an error (a *ValidationError
+// whose entries wrap ErrUnknownField or ErrDuplicateField), never silently
+// dropped. Unknown fields under status are ignored, because Cozystack owns
+// the status. Syntax and type errors wrap ErrMalformed. Use Validate for
+// the chart's rules.
+func ParseKubernetes(data []byte) (*Kubernetes, error) {
+	var k Kubernetes
+	if err := decodeStrict(data, &k, ""); err != nil {
+		return nil, err
+	}
+	if k.APIVersion != "" && k.APIVersion != APIVersion || k.Kind != "" && k.Kind != KubernetesKind {
+		return nil, fmt.Errorf("%w: got %s %s, want %s %s", ErrMalformed, k.APIVersion, k.Kind, APIVersion, KubernetesKind)
+	}
+	return &k, nil
+}
+
+// ParseSpec decodes the values of a Kubernetes application (its spec, or a
+// Helm values file of the chart without the platform's _cluster and
+// _namespace keys) from YAML or JSON, strictly like ParseKubernetes.
+func ParseSpec(data []byte) (KubernetesSpec, error) {
+	var s KubernetesSpec
+	err := decodeStrict(data, &s, "spec")
+	return s, err
+}
+
+// ParseTenant decodes a Tenant application from YAML or JSON, strictly like
+// ParseKubernetes.
+func ParseTenant(data []byte) (*Tenant, error) {
+	var t Tenant
+	if err := decodeStrict(data, &t, ""); err != nil {
+		return nil, err
+	}
+	if t.APIVersion != "" && t.APIVersion != APIVersion || t.Kind != "" && t.Kind != TenantKind {
+		return nil, fmt.Errorf("%w: got %s %s, want %s %s", ErrMalformed, t.APIVersion, t.Kind, APIVersion, TenantKind)
+	}
+	return &t, nil
+}
+
+// YAML encodes k as YAML, omitting unset fields.
+func (k *Kubernetes) YAML() ([]byte, error) { return encodeYAML(k) }
+
+// YAML encodes s as YAML, omitting unset fields.
+func (s KubernetesSpec) YAML() ([]byte, error) { return encodeYAML(s) }
+
+// YAML encodes t as YAML, omitting unset fields.
+func (t *Tenant) YAML() ([]byte, error) { return encodeYAML(t) }
+
+func encodeYAML(v any) ([]byte, error) {
+	out, err := yaml.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	return out, nil
+}
+
+// decodeStrict converts YAML (or JSON, a subset) to JSON and decodes it
+// into v, case-sensitively, refusing unknown and duplicate fields. prefix
+// is prepended to field paths ("spec" for a bare spec).
+func decodeStrict(data []byte, v any, prefix string) error {
+	j, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		if strings.Contains(err.Error(), "already set in map") {
+			return &ValidationError{Errors: []*FieldError{{Field: "(document)", Err: ErrDuplicateField, Detail: yamlDetail(err)}}}
+		}
+		return fmt.Errorf("%w: %s", ErrMalformed, yamlDetail(err))
+	}
+	strict, err := sigsjson.UnmarshalStrict(j, v)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrMalformed, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	normalize(reflect.ValueOf(v))
+	var ps problems
+	for _, se := range strict {
+		var fe sigsjson.FieldError
+		if !errors.As(se, &fe) {
+			return fmt.Errorf("%w: %v", ErrMalformed, se)
+		}
+		path := fe.FieldPath()
+		if prefix != "" {
+			path = prefix + "." + path
+		}
+		if path == "status" || strings.HasPrefix(path, "status.") || strings.HasPrefix(path, "status[") {
+			continue
+		}
+		sentinel := ErrUnknownField
+		if strings.HasPrefix(se.Error(), "duplicate field") {
+			sentinel = ErrDuplicateField
+		}
+		ps.add(path, sentinel, "")
+	}
+	return ps.err()
+}
+
+// yamlDetail shortens a YAML library error to its message.
+func yamlDetail(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"error converting YAML to JSON: ", "yaml: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
+}
+
+// normalize turns empty slices and maps of the typed model into nil, so
+// that "extraArgs: []" and an absent extraArgs decode alike and encoding is
+// a fixed point. It does not look inside free-form values (map[string]any).
+func normalize(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			normalize(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				normalize(f)
+			}
+		}
+	case reflect.Slice:
+		if v.Len() == 0 {
+			if !v.IsNil() && v.CanSet() {
+				v.SetZero()
+			}
+			return
+		}
+		for i := range v.Len() {
+			normalize(v.Index(i))
+		}
+	case reflect.Map:
+		if v.Len() == 0 {
+			if !v.IsNil() && v.CanSet() {
+				v.SetZero()
+			}
+			return
+		}
+		if k := v.Type().Elem().Kind(); k != reflect.Struct && k != reflect.Pointer {
+			return
+		}
+		for _, key := range v.MapKeys() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(key))
+			normalize(e)
+			v.SetMapIndex(key, e)
+		}
+	}
+}

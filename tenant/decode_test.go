@@ -1,0 +1,160 @@
+package tenant_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cozystack/tenantkit/tenant"
+)
+
+func TestKubernetes_yamlRoundTrip(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		spec tenant.KubernetesSpec
+	}{
+		{"minimal", tenant.KubernetesSpec{}},
+		{"full", fullSpec()},
+		{"defaulted", tenant.KubernetesSpec{}.WithDefaults()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			k := tenant.NewKubernetes("tenant-acme", "prod", tt.spec)
+			k.Labels = map[string]string{"team": "platform"}
+			out, err := k.YAML()
+			require.NoError(t, err)
+			golden(t, "kubernetes-"+tt.name, out)
+
+			back, err := tenant.ParseKubernetes(out)
+			require.NoError(t, err)
+			requireSemanticEqual(t, k, back)
+			again, err := back.YAML()
+			require.NoError(t, err)
+			require.Equal(t, string(out), string(again), "encoding is not a fixed point")
+		})
+	}
+}
+
+func TestParseSpec_chartValues(t *testing.T) {
+	// Values as a user writes them: quantities as numbers and strings,
+	// the chart's empty defaults spelled out.
+	spec, err := tenant.ParseSpec([]byte(`
+version: v1.33
+storageClass: replicated
+nodeGroups:
+  gpu:
+    minReplicas: 1
+    maxReplicas: 3
+    instanceType: u1.xlarge
+    resources: {cpu: 4, memory: 16Gi}
+    gpus:
+    - name: nvidia.com/GA102GL_A10
+addons:
+  gpuOperator: {enabled: true, valuesOverride: {}}
+  hami:
+    enabled: true
+    valuesOverride:
+      hami:
+        devicePlugin: {deviceSplitCount: 5, deviceMemoryScaling: 1.5}
+oidc:
+  mode: None
+  customConfig: {config: "", secretRef: {name: ""}}
+  users: []
+controlPlane:
+  apiServer: {extraArgs: [], extraVolumes: [], extraVolumeMounts: []}
+`))
+	require.NoError(t, err)
+	g := spec.NodeGroups["gpu"]
+	require.Equal(t, 3, *g.MaxReplicas)
+	require.Equal(t, int64(4), g.Resources.CPU.Value())
+	require.Equal(t, int64(16<<30), g.Resources.Memory.Value())
+	require.Equal(t, []tenant.GPU{{Name: "nvidia.com/GA102GL_A10"}}, g.GPUs)
+	require.True(t, spec.Addons.HAMi.Enabled)
+	dp := spec.Addons.HAMi.ValuesOverride["hami"].(map[string]any)["devicePlugin"].(map[string]any)
+	require.Equal(t, int64(5), dp["deviceSplitCount"], "integers stay integers")
+	require.Equal(t, 1.5, dp["deviceMemoryScaling"])
+	require.NoError(t, spec.Validate(tenant.Platform{}))
+}
+
+func TestParseSpec_errors(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		doc       string
+		wantErr   error
+		wantField string
+	}{
+		{"unknown top-level field", "verison: v1.35", tenant.ErrUnknownField, "spec.verison"},
+		{"unknown nested field", "addons: {velero: {enabeld: true}}", tenant.ErrUnknownField, "spec.addons.velero.enabeld"},
+		{"unknown node group field", "nodeGroups: {md0: {ephemeralStorage: 10Gi}}", tenant.ErrUnknownField, "spec.nodeGroups.md0.ephemeralStorage"},
+		{"unknown volume field", "controlPlane: {apiServer: {extraVolumes: [{name: a, secret: {secretName: s}, hostpath: {}}]}}",
+			tenant.ErrUnknownField, "spec.controlPlane.apiServer.extraVolumes[0].hostpath"},
+		{"enabled on an addon without a switch", "addons: {cilium: {enabled: true}}", tenant.ErrUnknownField, "spec.addons.cilium.enabled"},
+		{"field names are case-sensitive", "Version: v1.35", tenant.ErrUnknownField, "spec.Version"},
+		{"duplicate key", "host: a\nhost: b\n", tenant.ErrDuplicateField, ""},
+		{"not YAML", "version: [v1.35", tenant.ErrMalformed, ""},
+		{"wrong type", "nodeGroups: {md0: {minReplicas: many}}", tenant.ErrMalformed, ""},
+		{"bad quantity", "nodeGroups: {md0: {diskSize: lots}}", tenant.ErrMalformed, ""},
+		{"list instead of map", "nodeGroups: [md0]", tenant.ErrMalformed, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tenant.ParseSpec([]byte(tt.doc))
+			require.ErrorIs(t, err, tt.wantErr)
+			if tt.wantField != "" {
+				var fe *tenant.FieldError
+				require.True(t, errors.As(err, &fe), "want a *FieldError, got %T: %v", err, err)
+				require.Equal(t, tt.wantField, fe.Field)
+			}
+		})
+	}
+}
+
+func TestParseKubernetes(t *testing.T) {
+	t.Run("status is Cozystack's: unknown fields there are ignored", func(t *testing.T) {
+		k, err := tenant.ParseKubernetes([]byte(`
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Kubernetes
+metadata: {name: prod, namespace: tenant-acme}
+spec: {version: v1.35}
+status:
+  version: 1.6.2
+  observedGeneration: 3
+  conditions:
+  - {type: Ready, status: "True", reason: ReconciliationSucceeded, message: ok, lastTransitionTime: "2026-08-01T00:00:00Z"}
+`))
+		require.NoError(t, err)
+		require.True(t, k.Status.Ready())
+		require.Equal(t, tenant.ClusterRef{Namespace: "tenant-acme", Name: "prod"}, k.Ref())
+	})
+	t.Run("wrong kind", func(t *testing.T) {
+		_, err := tenant.ParseKubernetes([]byte("apiVersion: apps.cozystack.io/v1alpha1\nkind: Tenant\n"))
+		require.ErrorIs(t, err, tenant.ErrMalformed)
+	})
+	t.Run("several unknown fields are all reported", func(t *testing.T) {
+		_, err := tenant.ParseKubernetes([]byte("metadata: {name: a, nme: b}\nspec: {a: 1, b: 2}\n"))
+		var ve *tenant.ValidationError
+		require.ErrorAs(t, err, &ve)
+		var fields []string
+		for _, fe := range ve.Errors {
+			fields = append(fields, fe.Field)
+		}
+		require.ElementsMatch(t, []string{"metadata.nme", "spec.a", "spec.b"}, fields)
+	})
+}
+
+func TestTenant_yamlRoundTrip(t *testing.T) {
+	tn := tenant.NewTenant("tenant-acme", "dev", tenant.TenantSpec{
+		Host: "dev.acme.example", Etcd: true, SeaweedFS: true, Gateway: new(false),
+		ResourceQuotas: map[string]resource.Quantity{"cpu": resource.MustParse("20"), "memory": resource.MustParse("64Gi")},
+	})
+	tn.CreationTimestamp = metav1.Date(2026, 8, 1, 0, 0, 0, 0, metav1.Now().Location())
+	out, err := tn.YAML()
+	require.NoError(t, err)
+	golden(t, "tenant-dev", out)
+	back, err := tenant.ParseTenant(out)
+	require.NoError(t, err)
+	requireSemanticEqual(t, tn.Spec, back.Spec)
+	_, err = tenant.ParseTenant([]byte("spec: {etcd: yes please}"))
+	require.ErrorIs(t, err, tenant.ErrMalformed)
+}

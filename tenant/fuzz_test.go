@@ -1,0 +1,95 @@
+package tenant_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cozystack/tenantkit/tenant"
+)
+
+// FuzzParseKubernetes checks that any input either decodes or fails with
+// one of the package's errors, that a decoded object encodes to a fixed
+// point (nothing is lost or invented by a round trip), and that Validate
+// never panics.
+func FuzzParseKubernetes(f *testing.F) {
+	for _, spec := range []tenant.KubernetesSpec{{}, fullSpec(), tenant.KubernetesSpec{}.WithDefaults()} {
+		out, err := tenant.NewKubernetes("tenant-acme", "prod", spec).YAML()
+		require.NoError(f, err)
+		f.Add(out)
+	}
+	for _, seed := range []string{
+		"spec: {version: v1.35, nodeGroups: {md0: {resources: {cpu: 2}}}}",
+		"spec: {oidc: {mode: CustomConfig, customConfig: {config: x, secretRef: {name: y}}}}",
+		"spec: {controlPlane: {apiServer: {extraVolumes: [{name: a, hostPath: {path: /}}], extraVolumeMounts: [{name: b}]}}}",
+		`{"spec": {"addons": {"hami": {"enabled": true, "valuesOverride": {"hami": {"x": 1e400}}}}}}`,
+		"spec: {host: a, host: b}",
+		"metadata: {name: [}",
+		"status: {anything: [1, 2, {x: y}]}",
+		"spec: {nodeGroups: {md0: {diskSize: 1e3Ki, maxReplicas: -1}}}",
+		"- a\n- b\n",
+		"",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k, err := tenant.ParseKubernetes(data)
+		if err != nil {
+			if !errors.Is(err, tenant.ErrMalformed) && !errors.Is(err, tenant.ErrUnknownField) && !errors.Is(err, tenant.ErrDuplicateField) {
+				t.Fatalf("error is none of the package's decode errors: %v", err)
+			}
+			return
+		}
+		_ = k.Validate(tenant.Platform{OIDCEnabled: true})
+		_ = k.Spec.WithDefaults().Validate(tenant.Platform{})
+		first, err := k.YAML()
+		if err != nil {
+			t.Fatalf("decoded object does not encode: %v", err)
+		}
+		back, err := tenant.ParseKubernetes(first)
+		if err != nil {
+			t.Fatalf("encoded object does not decode: %v\n%s", err, first)
+		}
+		second, err := back.YAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(first) != string(second) {
+			t.Fatalf("round trip changed the object:\n--- first\n%s\n--- second\n%s", first, second)
+		}
+	})
+}
+
+// FuzzParseSpec runs the values decoder alone, as used on Helm values
+// files.
+func FuzzParseSpec(f *testing.F) {
+	out, err := fullSpec().YAML()
+	require.NoError(f, err)
+	f.Add(out)
+	f.Add([]byte("nodeGroups: {}\naddons: {velero: {enabled: true}}\n"))
+	f.Add([]byte("oidc: {users: [{email: a@b, role: admin}, {email: c@d}]}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := tenant.ParseSpec(data)
+		if err != nil {
+			var ve *tenant.ValidationError
+			if !errors.Is(err, tenant.ErrMalformed) && !errors.As(err, &ve) {
+				t.Fatalf("unexpected error type %T: %v", err, err)
+			}
+			return
+		}
+		_ = s.Validate(tenant.Platform{})
+		first, err := s.YAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := tenant.ParseSpec(first)
+		if err != nil {
+			t.Fatalf("encoded spec does not decode: %v\n%s", err, first)
+		}
+		second, _ := back.YAML()
+		if string(first) != string(second) {
+			t.Fatalf("round trip changed the spec:\n%s\n---\n%s", first, second)
+		}
+	})
+}

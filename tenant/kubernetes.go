@@ -1,0 +1,77 @@
+package tenant
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// The API of Cozystack's applications. In Cozystack it is served by the
+// aggregated cozystack-api; for tests, package tenanttest installs CRDs with
+// the same group, version and kinds. This package works with either.
+const (
+	// Group is the API group of Cozystack applications.
+	Group = "apps.cozystack.io"
+	// APIVersion is the group/version of the applications.
+	APIVersion = Group + "/v1alpha1"
+	// KubernetesKind is the kind of the managed Kubernetes application.
+	KubernetesKind = "Kubernetes"
+	// TenantKind is the kind of the tenant application.
+	TenantKind = "Tenant"
+)
+
+// GroupVersion is the group/version of Cozystack applications.
+var GroupVersion = schema.GroupVersion{Group: Group, Version: "v1alpha1"}
+
+// KubernetesResource is the resource of Kubernetes applications (plural
+// "kuberneteses").
+var KubernetesResource = GroupVersion.WithResource("kuberneteses")
+
+// TenantResource is the resource of Tenant applications.
+var TenantResource = GroupVersion.WithResource("tenants")
+
+// Kubernetes is Cozystack's apps.cozystack.io/v1alpha1 Kubernetes
+// application: a managed tenant cluster, in a tenant namespace.
+type Kubernetes struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitzero"`
+	// Spec holds the chart values.
+	Spec KubernetesSpec `json:"spec,omitzero"`
+	// Status is reported by Cozystack; this package never writes it.
+	Status Status `json:"status,omitzero"`
+}
+
+// Status is the status Cozystack reports on an application.
+type Status struct {
+	// Version is the version of the application's chart.
+	Version string `json:"version,omitempty"`
+	// Conditions report readiness (type Ready) and progress.
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Ready reports whether the Ready condition is True.
+func (s Status) Ready() bool {
+	return meta.IsStatusConditionTrue(s.Conditions, "Ready")
+}
+
+// NewKubernetes returns a Kubernetes application named name in the tenant
+// namespace namespace, with the given spec.
+func NewKubernetes(namespace, name string, spec KubernetesSpec) *Kubernetes {
+	return &Kubernetes{
+		TypeMeta:   metav1.TypeMeta{APIVersion: APIVersion, Kind: KubernetesKind},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec:       spec,
+	}
+}
+
+// Ref returns the reference to the cluster.
+func (k *Kubernetes) Ref() ClusterRef { return ClusterRef{Namespace: k.Namespace, Name: k.Name} }
+
+// Host returns the apiserver's external host: spec.host, or
+// DefaultHost(tenantHost).
+func (k *Kubernetes) Host(tenantHost string) string {
+	if k.Spec.Host != "" {
+		return k.Spec.Host
+	}
+	return k.Ref().DefaultHost(tenantHost)
+}

@@ -1,0 +1,50 @@
+package tenant_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cozystack/tenantkit/internal/localenv"
+)
+
+// One local control plane (etcd x3 + kube-apiserver) serves every
+// integration test of the package; tests use distinct tenants.
+var shared struct {
+	once sync.Once
+	env  *localenv.Env
+	err  error
+}
+
+// testEnv starts the shared environment on first use. It skips under
+// -short.
+func testEnv(t *testing.T) *localenv.Env {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: starts real servers (skipped with -short)")
+	}
+	shared.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		defer cancel()
+		shared.env, shared.err = localenv.Start(ctx, localenv.Config{})
+	})
+	if shared.err != nil {
+		t.Fatalf("start local environment: %v", shared.err)
+	}
+	return shared.env
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if shared.env != nil {
+		if err := shared.env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stop local environment:", err)
+		}
+	}
+	os.Exit(code)
+}

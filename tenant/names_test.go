@@ -1,0 +1,128 @@
+package tenant_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/tenantkit/tenant"
+)
+
+func TestClusterRef_names(t *testing.T) {
+	ref := tenant.ClusterRef{Namespace: "tenant-acme", Name: "prod"}
+	require.NoError(t, ref.Validate())
+	require.Equal(t, "tenant-acme/prod", ref.String())
+	require.Equal(t, "kubernetes-prod", ref.ReleaseName())
+	require.Equal(t, "kubernetes-prod-admin-kubeconfig", ref.AdminKubeconfigSecret())
+	require.Equal(t, "kubernetes-prod-oidc-kubeconfig", ref.OIDCKubeconfigSecret())
+	require.Equal(t, "kubernetes-prod-oidc-authn-config", ref.OIDCAuthnConfigSecret())
+	require.Equal(t, "kubernetes-prod-awaiting-etcd", ref.AwaitingEtcdConfigMap())
+	require.Equal(t, "kubernetes-prod.acme.example.org", ref.DefaultHost("acme.example.org"))
+	require.Empty(t, ref.DefaultHost(""))
+
+	for key, want := range map[tenant.AddonKey]string{
+		tenant.CertManager:           "kubernetes-prod-cert-manager",
+		tenant.Cilium:                "kubernetes-prod-cilium",
+		tenant.GatewayAPI:            "kubernetes-prod-gateway-api-crds",
+		tenant.IngressNginx:          "kubernetes-prod-ingress-nginx",
+		tenant.GPUOperator:           "kubernetes-prod-gpu-operator",
+		tenant.HAMi:                  "kubernetes-prod-hami",
+		tenant.FluxCD:                "kubernetes-prod-fluxcd",
+		tenant.MonitoringAgents:      "kubernetes-prod-monitoring-agents",
+		tenant.VerticalPodAutoscaler: "kubernetes-prod-vertical-pod-autoscaler",
+		tenant.Velero:                "kubernetes-prod-velero",
+		tenant.CoreDNS:               "kubernetes-prod-coredns",
+		tenant.Ouroboros:             "kubernetes-prod-ouroboros",
+		"nonsense":                   "",
+	} {
+		require.Equal(t, want, ref.AddonRelease(key), key)
+	}
+	require.Len(t, tenant.AddonKeys(), 12)
+}
+
+func TestKubeconfigVariants(t *testing.T) {
+	var keys []string
+	for _, v := range tenant.KubeconfigVariants() {
+		require.True(t, v.Valid())
+		keys = append(keys, string(v))
+	}
+	require.Equal(t, []string{"admin.conf", "admin.svc", "super-admin.conf", "super-admin.svc"}, keys)
+	require.False(t, tenant.KubeconfigVariant("kubeconfig").Valid())
+}
+
+func TestKubernetes_Host(t *testing.T) {
+	k := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{})
+	require.Equal(t, "kubernetes-prod.acme.example.org", k.Host("acme.example.org"))
+	k.Spec.Host = "api.acme.io"
+	require.Equal(t, "api.acme.io", k.Host("acme.example.org"))
+}
+
+func TestKubernetes_AddonReleases(t *testing.T) {
+	k := tenant.NewKubernetes("tenant-acme", "prod", fullSpec())
+	out, err := yaml.Marshal(k.AddonReleases(true))
+	require.NoError(t, err)
+	golden(t, "addon-releases-full", out)
+
+	minimal := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{})
+	var names []string
+	for _, r := range minimal.AddonReleases(true) {
+		names = append(names, r.Name)
+	}
+	require.Equal(t, []string{"kubernetes-prod-cilium", "kubernetes-prod-coredns"}, names, "cilium and coredns are always on")
+	require.Empty(t, minimal.AddonReleases(false), "nothing renders before the tenant has an etcd")
+}
+
+func TestAddons_ValuesOverride(t *testing.T) {
+	s := fullSpec()
+	for _, key := range tenant.AddonKeys() {
+		switch key {
+		case tenant.GatewayAPI, tenant.CertManager, tenant.IngressNginx, tenant.GPUOperator, tenant.FluxCD,
+			tenant.MonitoringAgents, tenant.Ouroboros:
+			require.Nil(t, s.Addons.ValuesOverride(key), key)
+		default:
+			require.NotNil(t, s.Addons.ValuesOverride(key), key)
+		}
+		require.True(t, s.Addons.Enabled(key), key)
+	}
+	require.False(t, tenant.Addons{}.Enabled(tenant.HAMi))
+	require.False(t, tenant.Addons{}.Enabled("nonsense"))
+}
+
+func TestKubernetesSpec_WithDefaults(t *testing.T) {
+	t.Run("empty node groups become md0", func(t *testing.T) {
+		d := tenant.KubernetesSpec{}.WithDefaults()
+		require.Equal(t, []string{"md0"}, keys(d.NodeGroups))
+		md0 := d.NodeGroups["md0"]
+		require.Equal(t, 0, md0.MinReplicas)
+		require.Equal(t, 10, *md0.MaxReplicas)
+		require.Equal(t, "u1.medium", md0.InstanceType)
+		require.Equal(t, "20Gi", md0.DiskSize.String())
+		require.Equal(t, []string{"ingress-nginx"}, md0.Roles)
+		require.Equal(t, 2, *d.ControlPlane.Replicas)
+		require.Equal(t, tenant.DefaultVersion, d.Version)
+		require.Equal(t, tenant.OIDCNone, d.OIDC.Mode)
+	})
+	t.Run("user groups are not merged with md0, only defaulted", func(t *testing.T) {
+		s := tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"workers": {MinReplicas: 2}}}
+		d := s.WithDefaults()
+		require.Equal(t, []string{"workers"}, keys(d.NodeGroups))
+		require.Equal(t, "u1.medium", d.NodeGroups["workers"].InstanceType)
+		require.Nil(t, s.NodeGroups["workers"].MaxReplicas, "WithDefaults must not change its receiver")
+	})
+	t.Run("set values are kept", func(t *testing.T) {
+		full := fullSpec()
+		d := full.WithDefaults()
+		requireSemanticEqual(t, full.NodeGroups["md0"].DiskSize, d.NodeGroups["md0"].DiskSize)
+		require.Equal(t, 3, *d.ControlPlane.Replicas)
+		require.Equal(t, []string{"gpu"}, full.GPUNodeGroups())
+	})
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package tenant
+
+import (
+	"strings"
+)
+
+// Services says which tenant namespace provides each shared service to the
+// applications of one tenant namespace: the chart's _namespace values. A
+// tenant that runs a service provides it to itself; otherwise it inherits
+// its parent's provider. An empty field means no tenant up the hierarchy
+// runs the service.
+type Services struct {
+	// Etcd is the namespace whose etcd stores this tenant's clusters; it
+	// is also the name of the Kamaji DataStore.
+	Etcd string `json:"etcd,omitempty"`
+	// Ingress is the namespace whose ingress controller serves this tenant.
+	Ingress string `json:"ingress,omitempty"`
+	// Gateway is the namespace whose Gateway serves this tenant (never
+	// inherited).
+	Gateway string `json:"gateway,omitempty"`
+	// Monitoring is the namespace whose monitoring stack collects this
+	// tenant's metrics and logs.
+	Monitoring string `json:"monitoring,omitempty"`
+	// SeaweedFS is the namespace whose SeaweedFS backs this tenant's
+	// Buckets; it names their BucketClasses.
+	SeaweedFS string `json:"seaweedfs,omitempty"`
+	// Host is the tenant's domain.
+	Host string `json:"host,omitempty"`
+	// SchedulingClass is the SchedulingClass of the tenant's workloads.
+	SchedulingClass string `json:"schedulingClass,omitempty"`
+}
+
+// RootServices returns the services of tenant-root, whose tenant has spec
+// root on a platform with the given root host.
+func RootServices(root TenantSpec, rootHost string) Services {
+	s := Services{Host: rootHost, SchedulingClass: root.SchedulingClass}
+	if root.Host != "" {
+		s.Host = root.Host
+	}
+	own := func(on bool) string {
+		if on {
+			return RootNamespace
+		}
+		return ""
+	}
+	s.Etcd, s.Ingress, s.Monitoring, s.SeaweedFS = own(root.Etcd), own(root.Ingress), own(root.Monitoring), own(root.SeaweedFS)
+	if root.Gateway != nil && *root.Gateway {
+		s.Gateway = RootNamespace
+	}
+	return s
+}
+
+// Resolve returns the services of the namespace tenant t creates, given the
+// services of its parent namespace (t.Namespace), as the tenant chart
+// computes them.
+func (t *Tenant) Resolve(parent Services) (Services, error) {
+	ns, err := t.ChildNamespace()
+	if err != nil {
+		return Services{}, err
+	}
+	s := parent
+	s.Gateway = ""
+	s.Host = t.Spec.Host
+	if s.Host == "" && parent.Host != "" {
+		s.Host = t.Name + "." + parent.Host
+	}
+	if t.Spec.Etcd {
+		s.Etcd = ns
+	}
+	if t.Spec.Ingress {
+		s.Ingress = ns
+	}
+	if t.Spec.Monitoring {
+		s.Monitoring = ns
+	}
+	if t.Spec.SeaweedFS {
+		s.SeaweedFS = ns
+	}
+	if t.Spec.Gateway != nil && *t.Spec.Gateway {
+		s.Gateway = ns
+	}
+	if s.SchedulingClass == "" {
+		s.SchedulingClass = t.Spec.SchedulingClass
+	}
+	return s, nil
+}
+
+// Namespace labels the tenant chart sets; they carry the Services of the
+// namespace.
+const (
+	LabelEtcd            = "namespace.cozystack.io/etcd"
+	LabelIngress         = "namespace.cozystack.io/ingress"
+	LabelGateway         = "namespace.cozystack.io/gateway"
+	LabelMonitoring      = "namespace.cozystack.io/monitoring"
+	LabelSeaweedFS       = "namespace.cozystack.io/seaweedfs"
+	LabelHost            = "namespace.cozystack.io/host"
+	LabelSchedulingClass = "scheduler.cozystack.io/scheduling-class"
+	// LabelTenantPrefix prefixes one label per ancestor tenant namespace
+	// (and the namespace itself): tenant.cozystack.io/tenant-acme.
+	LabelTenantPrefix = "tenant.cozystack.io/"
+)
+
+// NamespaceLabels returns the labels the tenant chart puts on namespace ns
+// with services s: one tenant.cozystack.io/<ancestor> label per ancestor
+// namespace and the namespace.cozystack.io/* service labels.
+func (s Services) NamespaceLabels(ns string) (map[string]string, error) {
+	ancestors, err := Ancestors(ns)
+	if err != nil {
+		return nil, err
+	}
+	l := map[string]string{
+		LabelEtcd: s.Etcd, LabelIngress: s.Ingress, LabelGateway: s.Gateway,
+		LabelMonitoring: s.Monitoring, LabelSeaweedFS: s.SeaweedFS, LabelHost: s.Host,
+	}
+	for _, a := range ancestors {
+		l[LabelTenantPrefix+a] = ""
+	}
+	if s.SchedulingClass != "" {
+		l[LabelSchedulingClass] = s.SchedulingClass
+	}
+	return l, nil
+}
+
+// ServicesFromLabels reads the services of a namespace from its labels.
+func ServicesFromLabels(labels map[string]string) Services {
+	return Services{
+		Etcd: labels[LabelEtcd], Ingress: labels[LabelIngress], Gateway: labels[LabelGateway],
+		Monitoring: labels[LabelMonitoring], SeaweedFS: labels[LabelSeaweedFS], Host: labels[LabelHost],
+		SchedulingClass: labels[LabelSchedulingClass],
+	}
+}
+
+// isTenantLabelled reports whether labels carry the tenant chart's service
+// labels (as opposed to a namespace the chart did not render).
+func isTenantLabelled(labels map[string]string) bool {
+	for k := range labels {
+		if strings.HasPrefix(k, "namespace.cozystack.io/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,180 @@
+package tenant_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/cozystack/tenantkit/tenant"
+)
+
+func secretVolume(name string) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name}}}
+}
+
+func TestKubernetesSpec_Validate(t *testing.T) {
+	oidcOn := tenant.Platform{OIDCEnabled: true}
+	withAPIServer := func(mode tenant.OIDCMode, a tenant.APIServer) tenant.KubernetesSpec {
+		s := tenant.KubernetesSpec{ControlPlane: tenant.ControlPlane{APIServer: a}}
+		s.OIDC.Mode = mode
+		if mode == tenant.OIDCCustomConfig {
+			s.OIDC.CustomConfig.SecretRef.Name = "my-authn"
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		name      string
+		spec      tenant.KubernetesSpec
+		platform  tenant.Platform
+		wantErr   error // nil: valid
+		wantField string
+	}{
+		{name: "empty spec", spec: tenant.KubernetesSpec{}},
+		{name: "defaulted spec", spec: tenant.KubernetesSpec{}.WithDefaults()},
+		{name: "full spec", spec: fullSpec(), platform: oidcOn},
+
+		// OIDC mode and sources.
+		{name: "System without platform OIDC", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}},
+			wantErr: tenant.ErrOIDCPlatformDisabled, wantField: "spec.oidc.mode"},
+		{name: "System with platform OIDC", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}}, platform: oidcOn},
+		{name: "CustomConfig with both sources",
+			spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
+				CustomConfig: tenant.CustomConfig{Config: "apiVersion: x", SecretRef: tenant.SecretRef{Name: "s"}}}},
+			wantErr: tenant.ErrOIDCCustomConfigConflict, wantField: "spec.oidc.customConfig"},
+		{name: "CustomConfig with neither source", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig}},
+			wantErr: tenant.ErrOIDCCustomConfigMissing, wantField: "spec.oidc.customConfig"},
+		{name: "CustomConfig inline", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
+			CustomConfig: tenant.CustomConfig{Config: "apiVersion: x"}}}},
+		{name: "unknown mode", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: "Keycloak"}},
+			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.mode"},
+		{name: "user without email", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Role: tenant.OIDCView}}}},
+			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.users[0].email"},
+		{name: "user with unknown role", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Email: "a@b", Role: "owner"}}}},
+			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.users[0].role"},
+
+		// Legacy flags.
+		{name: "--oidc- flag with System", platform: oidcOn,
+			spec:    withAPIServer(tenant.OIDCSystem, tenant.APIServer{ExtraArgs: []string{"--v=2", "--oidc-issuer-url=https://idp"}}),
+			wantErr: tenant.ErrLegacyOIDCFlag, wantField: "spec.controlPlane.apiServer.extraArgs[1]"},
+		{name: "--authentication-config flag with CustomConfig",
+			spec:    withAPIServer(tenant.OIDCCustomConfig, tenant.APIServer{ExtraArgs: []string{"--authentication-config=/x.yaml"}}),
+			wantErr: tenant.ErrLegacyOIDCFlag, wantField: "spec.controlPlane.apiServer.extraArgs[0]"},
+		{name: "--oidc- flag with OIDC off is the user's business",
+			spec: withAPIServer(tenant.OIDCNone, tenant.APIServer{ExtraArgs: []string{"--oidc-issuer-url=https://idp"}})},
+
+		// Extra volumes.
+		{name: "reserved talos-ca", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("talos-ca")}}),
+			wantErr: tenant.ErrReservedVolume, wantField: "spec.controlPlane.apiServer.extraVolumes[0].name"},
+		{name: "reserved talos-tls-cert", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("a"), secretVolume("talos-tls-cert")}}),
+			wantErr: tenant.ErrReservedVolume, wantField: "spec.controlPlane.apiServer.extraVolumes[1].name"},
+		{name: "authentication-config while OIDC is on",
+			spec:    withAPIServer(tenant.OIDCCustomConfig, tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("authentication-config")}}),
+			wantErr: tenant.ErrReservedVolume, wantField: "spec.controlPlane.apiServer.extraVolumes[0].name"},
+		{name: "authentication-config while OIDC is off",
+			spec: withAPIServer(tenant.OIDCNone, tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("authentication-config")}})},
+		{name: "hostPath source", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{{Name: "h",
+			VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/etc"}}}}}),
+			wantErr: tenant.ErrVolumeSource, wantField: "spec.controlPlane.apiServer.extraVolumes[0]"},
+		{name: "projected source", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{{Name: "p",
+			VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{}}}}}),
+			wantErr: tenant.ErrVolumeSource, wantField: "spec.controlPlane.apiServer.extraVolumes[0]"},
+		{name: "no source", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{{Name: "n"}}}),
+			wantErr: tenant.ErrVolumeSource, wantField: "spec.controlPlane.apiServer.extraVolumes[0]"},
+		{name: "two sources", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{{Name: "two",
+			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{}, ConfigMap: &corev1.ConfigMapVolumeSource{}}}}}),
+			wantErr: tenant.ErrVolumeSource, wantField: "spec.controlPlane.apiServer.extraVolumes[0]"},
+		{name: "no name", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("")}}),
+			wantErr: tenant.ErrVolumeName, wantField: "spec.controlPlane.apiServer.extraVolumes[0].name"},
+		{name: "duplicate names", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("a"), secretVolume("a")}}),
+			wantErr: tenant.ErrDuplicateVolume, wantField: "spec.controlPlane.apiServer.extraVolumes[1].name"},
+		{name: "mount of undeclared volume", spec: withAPIServer("", tenant.APIServer{
+			ExtraVolumes:      []corev1.Volume{secretVolume("a")},
+			ExtraVolumeMounts: []corev1.VolumeMount{{Name: "a", MountPath: "/a"}, {Name: "b", MountPath: "/b"}}}),
+			wantErr: tenant.ErrUndeclaredVolumeMount, wantField: "spec.controlPlane.apiServer.extraVolumeMounts[1].name"},
+		{name: "mount of a chart volume", spec: withAPIServer("", tenant.APIServer{
+			ExtraVolumeMounts: []corev1.VolumeMount{{Name: "talos-ca", MountPath: "/x"}}}),
+			wantErr: tenant.ErrUndeclaredVolumeMount, wantField: "spec.controlPlane.apiServer.extraVolumeMounts[0].name"},
+
+		// Addons.
+		{name: "HAMi without GPU Operator", spec: tenant.KubernetesSpec{Addons: tenant.Addons{HAMi: tenant.Addon{Enabled: true}}},
+			wantErr: tenant.ErrHAMiRequiresGPUOperator, wantField: "spec.addons.hami.enabled"},
+		{name: "GPU Operator without HAMi", spec: tenant.KubernetesSpec{Addons: tenant.Addons{GPUOperator: tenant.Addon{Enabled: true}}}},
+		{name: "ouroboros without ingress-nginx", spec: tenant.KubernetesSpec{Addons: tenant.Addons{Ouroboros: tenant.Addon{Enabled: true}}},
+			wantErr: tenant.ErrOuroborosRequiresIngress, wantField: "spec.addons.ouroboros.enabled"},
+		{name: "unknown expose method", spec: tenant.KubernetesSpec{Addons: tenant.Addons{IngressNginx: tenant.IngressNginxAddon{ExposeMethod: "NodePort"}}},
+			wantErr: tenant.ErrInvalidValue, wantField: "spec.addons.ingressNginx.exposeMethod"},
+
+		// Node groups.
+		{name: "cpu without memory", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
+			"md0": {Resources: tenant.Resources{CPU: new(resource.MustParse("4"))}}}},
+			wantErr: tenant.ErrNodeGroupResources, wantField: "spec.nodeGroups.md0.resources"},
+		{name: "memory without cpu", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
+			"md0": {Resources: tenant.Resources{Memory: new(resource.MustParse("4Gi"))}}}},
+			wantErr: tenant.ErrNodeGroupResources, wantField: "spec.nodeGroups.md0.resources"},
+		{name: "max below min", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"md0": {MinReplicas: 3, MaxReplicas: new(2)}}},
+			wantErr: tenant.ErrInvalidValue, wantField: "spec.nodeGroups.md0.maxReplicas"},
+		{name: "GPU without name", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"gpu": {GPUs: []tenant.GPU{{}}}}},
+			wantErr: tenant.ErrInvalidValue, wantField: "spec.nodeGroups.gpu.gpus[0].name"},
+
+		// Version.
+		{name: "unknown version", spec: tenant.KubernetesSpec{Version: "v1.29"}, wantErr: tenant.ErrInvalidValue, wantField: "spec.version"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.spec.Validate(tt.platform)
+			if tt.wantErr == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, tt.wantErr)
+			var ve *tenant.ValidationError
+			require.ErrorAs(t, err, &ve)
+			require.Len(t, ve.Errors, 1, "want exactly one problem, got %v", err)
+			require.Equal(t, tt.wantField, ve.Errors[0].Field)
+			require.True(t, ve.Has(tt.wantErr))
+		})
+	}
+}
+
+func TestKubernetesSpec_Validate_reportsEveryProblem(t *testing.T) {
+	s := tenant.KubernetesSpec{
+		Version: "v2",
+		OIDC:    tenant.OIDC{Mode: tenant.OIDCSystem},
+		Addons:  tenant.Addons{HAMi: tenant.Addon{Enabled: true}},
+		ControlPlane: tenant.ControlPlane{APIServer: tenant.APIServer{
+			ExtraArgs:    []string{"--oidc-client-id=x"},
+			ExtraVolumes: []corev1.Volume{secretVolume("talos-ca")},
+		}},
+	}
+	err := s.Validate(tenant.Platform{})
+	for _, want := range []error{tenant.ErrInvalidValue, tenant.ErrOIDCPlatformDisabled, tenant.ErrHAMiRequiresGPUOperator,
+		tenant.ErrLegacyOIDCFlag, tenant.ErrReservedVolume} {
+		require.ErrorIs(t, err, want)
+	}
+	var fe *tenant.FieldError
+	require.True(t, errors.As(err, &fe))
+	require.Equal(t, "tenant: spec.version: invalid value: \"v2\" is not one of v1.35, v1.34, v1.33, v1.32, v1.31", fe.Error())
+}
+
+func TestKubernetes_Validate_names(t *testing.T) {
+	for _, tt := range []struct {
+		ns, name string
+		ok       bool
+	}{
+		{"tenant-acme", "prod", true},
+		{"tenant-root", "a1", true},
+		{"default", "prod", false},
+		{"tenant-acme", "Prod", false},
+		{"tenant-acme", "", false},
+		{"tenant-acme", "this-name-is-far-too-long-for-the-release-name-derived-from-it", false},
+	} {
+		err := tenant.NewKubernetes(tt.ns, tt.name, tenant.KubernetesSpec{}).Validate(tenant.Platform{})
+		if tt.ok {
+			require.NoError(t, err, "%s/%s", tt.ns, tt.name)
+		} else {
+			require.ErrorIs(t, err, tenant.ErrInvalidName, "%s/%s", tt.ns, tt.name)
+		}
+	}
+}
