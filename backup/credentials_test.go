@@ -1,0 +1,107 @@
+package backup_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/cozystack/tenantkit/backup"
+)
+
+func credentialsData() map[string][]byte {
+	return map[string][]byte{
+		"bucketName": []byte("bucket-91bbb59f-7d0c"),
+		"endpoint":   []byte("s3.example.org"),
+		"accessKey":  []byte("AKIAEXAMPLE"),
+		"secretKey":  []byte("wJalrXUtnFEMI/K7MDENG"),
+	}
+}
+
+func TestParseCredentialsSecret(t *testing.T) {
+	tests := []struct {
+		name   string
+		edit   func(map[string][]byte)
+		want   backup.Credentials
+		badKey string
+	}{
+		{"valid", func(map[string][]byte) {}, backup.Credentials{Bucket: "bucket-91bbb59f-7d0c", Endpoint: "s3.example.org", AccessKeyID: "AKIAEXAMPLE", SecretAccessKey: "wJalrXUtnFEMI/K7MDENG"}, ""},
+		{"endpoint with port and scheme", func(d map[string][]byte) { d["endpoint"] = []byte("https://s3.example.org:8443/") },
+			backup.Credentials{Bucket: "bucket-91bbb59f-7d0c", Endpoint: "s3.example.org:8443", AccessKeyID: "AKIAEXAMPLE", SecretAccessKey: "wJalrXUtnFEMI/K7MDENG"}, ""},
+		{"missing secretKey", func(d map[string][]byte) { delete(d, "secretKey") }, backup.Credentials{}, "secretKey"},
+		{"empty accessKey", func(d map[string][]byte) { d["accessKey"] = []byte(" ") }, backup.Credentials{}, "accessKey"},
+		{"endpoint with a path", func(d map[string][]byte) { d["endpoint"] = []byte("s3.example.org/bucket") }, backup.Credentials{}, "endpoint"},
+		{"endpoint with a bad scheme", func(d map[string][]byte) { d["endpoint"] = []byte("ftp://s3.example.org") }, backup.Credentials{}, "endpoint"},
+		{"bad port", func(d map[string][]byte) { d["endpoint"] = []byte("s3.example.org:99999") }, backup.Credentials{}, "endpoint"},
+		{"bucket name with capitals", func(d map[string][]byte) { d["bucketName"] = []byte("Velero") }, backup.Credentials{}, "bucketName"},
+		{"access key breaking the INI file", func(d map[string][]byte) { d["accessKey"] = []byte("a=b") }, backup.Credentials{}, "accessKey"},
+		{"secret key with a newline", func(d map[string][]byte) { d["secretKey"] = []byte("abc\n[evil]") }, backup.Credentials{}, "secretKey"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := credentialsData()
+			tt.edit(data)
+			got, err := backup.ParseCredentialsSecret("bucket-b-u-credentials", data)
+			if tt.badKey == "" {
+				require.NoError(t, err)
+				require.Equal(t, tt.want, got)
+				return
+			}
+			require.ErrorIs(t, err, backup.ErrInvalidSecret)
+			var se *backup.SecretError
+			require.True(t, errors.As(err, &se))
+			require.Equal(t, tt.badKey, se.Key)
+			require.NotContains(t, err.Error(), "wJalrXUtnFEMI", "error must not leak the secret key")
+		})
+	}
+}
+
+func TestParseBucketInfo(t *testing.T) {
+	valid := `{"metadata":{"name":"bc-1"},"spec":{"bucketName":"bucket-91bbb59f","authenticationType":"KEY","secretS3":{"endpoint":"https://s3.example.org","region":"","accessKeyID":"AK","accessSecretKey":"SK-secret"},"protocols":["s3"]}}`
+	got, err := backup.ParseBucketInfo("bucket-b-u", []byte(valid))
+	require.NoError(t, err)
+	require.Equal(t, backup.Credentials{Bucket: "bucket-91bbb59f", Endpoint: "s3.example.org", AccessKeyID: "AK", SecretAccessKey: "SK-secret"}, got)
+
+	for name, doc := range map[string]string{
+		"not JSON":         `{"spec":`,
+		"no secretS3":      `{"spec":{"bucketName":"bucket-1"}}`,
+		"no bucket name":   `{"spec":{"secretS3":{"endpoint":"h","accessKeyID":"a","accessSecretKey":"s"}}}`,
+		"wrong field type": `{"spec":{"bucketName":7}}`,
+		"empty secret":     `{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"h","accessKeyID":"a","accessSecretKey":""}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := backup.ParseBucketInfo("bucket-b-u", []byte(doc))
+			require.ErrorIs(t, err, backup.ErrInvalidSecret)
+			require.Contains(t, err.Error(), "BucketInfo")
+		})
+	}
+}
+
+func TestLoadCredentials_fallsBackToCOSISecret(t *testing.T) {
+	ctx := context.Background()
+	kube := fake.NewSimpleClientset()
+	_, err := backup.LoadCredentials(ctx, kube, "tenant-a", "backups", "velero")
+	require.ErrorIs(t, err, backup.ErrSecretNotFound)
+
+	_, err = kube.CoreV1().Secrets("tenant-a").Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "bucket-backups-velero"},
+		Data: map[string][]byte{"BucketInfo": []byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org","accessKeyID":"AK","accessSecretKey":"SK"}}}`)},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	got, err := backup.LoadCredentials(ctx, kube, "tenant-a", "backups", "velero")
+	require.NoError(t, err)
+	require.Equal(t, "bucket-1", got.Bucket)
+
+	_, err = kube.CoreV1().Secrets("tenant-a").Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "bucket-backups-velero-credentials"}, Data: credentialsData(),
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	got, err = backup.LoadCredentials(ctx, kube, "tenant-a", "backups", "velero")
+	require.NoError(t, err)
+	require.Equal(t, "bucket-91bbb59f-7d0c", got.Bucket, "the -credentials Secret wins")
+	require.NotContains(t, got.String(), got.SecretAccessKey)
+}

@@ -1,0 +1,105 @@
+package backup_test
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/backup/backuptest"
+)
+
+func FuzzParseCredentialsSecret(f *testing.F) {
+	f.Add("bucket-1", "s3.example.org", "AK", "SK")
+	f.Add("bucket-1", "https://s3.example.org:8443/", "AK", "SK")
+	f.Add("", "", "", "")
+	f.Add("B", "h/p", "a=b", "x\ny")
+	f.Fuzz(func(t *testing.T, bucket, endpoint, ak, sk string) {
+		c, err := backup.ParseCredentialsSecret("s", map[string][]byte{"bucketName": []byte(bucket), "endpoint": []byte(endpoint), "accessKey": []byte(ak), "secretKey": []byte(sk)})
+		if err != nil {
+			if !errors.Is(err, backup.ErrInvalidSecret) {
+				t.Fatalf("untyped error: %v", err)
+			}
+			if len(sk) > 3 && bytes.Contains([]byte(err.Error()), []byte(sk)) {
+				t.Fatalf("error leaks the secret key: %v", err)
+			}
+			return
+		}
+		if _, err := backup.AddonValues(c, backup.ValuesOptions{}); err != nil {
+			t.Fatalf("accepted credentials give no values: %v", err)
+		}
+	})
+}
+
+func FuzzParseBucketInfo(f *testing.F) {
+	f.Add([]byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org","accessKeyID":"AK","accessSecretKey":"SK"}}}`))
+	f.Add([]byte(`{"spec":{"bucketName":7}}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := backup.ParseBucketInfo("s", data)
+		if err != nil && !errors.Is(err, backup.ErrInvalidSecret) {
+			t.Fatalf("untyped error: %v", err)
+		}
+	})
+}
+
+func FuzzDecodeBackup(f *testing.F) {
+	f.Add(backuptest.Spec{Name: "b"}.BackupJSON())
+	f.Add([]byte(`{"apiVersion":"velero.io/v1","kind":"Backup","metadata":{"name":"x"},"status":{"phase":"Completed","progress":{"totalItems":-1}}}`))
+	f.Add([]byte(`{"kind":"Restore"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := backup.DecodeBackup(data)
+		if err != nil {
+			if !errors.Is(err, backup.ErrMalformed) {
+				t.Fatalf("untyped error: %v", err)
+			}
+			return
+		}
+		if b.Name == "" {
+			t.Fatal("decoded a backup without a name")
+		}
+		_ = backup.Describe(b).String()
+	})
+}
+
+func FuzzDecodeResourceList(f *testing.F) {
+	f.Add([]byte(`{"v1/ConfigMap":["demo/a","demo/b"],"apps/v1/Deployment":["demo/web"],"v1/Namespace":["demo"]}`))
+	f.Add([]byte(`{"v1/ConfigMap":[""]}`))
+	f.Add([]byte(`{"x":["a"]} trailing`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		list, err := backup.DecodeResourceList(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, backup.ErrMalformed) {
+				t.Fatalf("untyped error: %v", err)
+			}
+			return
+		}
+		for gvk, items := range list {
+			if gvk == "" {
+				t.Fatal("empty key accepted")
+			}
+			for _, it := range items {
+				if it == "" {
+					t.Fatal("empty item accepted")
+				}
+			}
+		}
+	})
+}
+
+func FuzzDecodeResults(f *testing.F) {
+	f.Add([]byte(`{"errors":{"velero":["x"]},"warnings":{"namespaces":{"demo":["y"]}}}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := backup.DecodeResults(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, backup.ErrMalformed) {
+				t.Fatalf("untyped error: %v", err)
+			}
+			return
+		}
+		if len(res.Errors.Messages()) != res.Errors.Count() {
+			t.Fatal("Messages and Count disagree")
+		}
+	})
+}
