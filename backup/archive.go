@@ -179,18 +179,25 @@ func readArchive(zr io.Reader, rep *VerifyReport) (archiveCounts, error) {
 }
 
 // scanEnds reads r to the end and returns its first and last non-space
-// bytes.
+// bytes. It looks only at the ends of each chunk, so it costs little more
+// than the copy.
 func scanEnds(r io.Reader, buf []byte) (first, last byte, err error) {
 	for {
 		n, err := r.Read(buf)
-		for _, c := range buf[:n] {
-			if c == ' ' || c == '\n' || c == '\r' || c == '\t' {
-				continue
+		chunk := buf[:n]
+		if first == 0 {
+			for _, c := range chunk {
+				if !isSpace(c) {
+					first = c
+					break
+				}
 			}
-			if first == 0 {
-				first = c
+		}
+		for k := len(chunk) - 1; k >= 0; k-- {
+			if !isSpace(chunk[k]) {
+				last = chunk[k]
+				break
 			}
-			last = c
 		}
 		if err == io.EOF {
 			return first, last, nil
@@ -200,6 +207,8 @@ func scanEnds(r io.Reader, buf []byte) (first, last byte, err error) {
 		}
 	}
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
 
 // compareCounts compares the resource list with the archive.
 func compareCounts(rep *VerifyReport, listed, archived counts) {

@@ -89,7 +89,7 @@ func TestLoadCredentials_fallsBackToCOSISecret(t *testing.T) {
 
 	_, err = kube.CoreV1().Secrets("tenant-a").Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "bucket-backups-velero"},
-		Data: map[string][]byte{"BucketInfo": []byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org","accessKeyID":"AK","accessSecretKey":"SK"}}}`)},
+		Data:       map[string][]byte{"BucketInfo": []byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org","accessKeyID":"AK","accessSecretKey":"SK"}}}`)},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	got, err := backup.LoadCredentials(ctx, kube, "tenant-a", "backups", "velero")

@@ -36,7 +36,7 @@ func startS3(t *testing.T, cfg localenv.Config) *s3Env {
 	}
 }
 
-func (e *s3Env) store(t *testing.T, cfg backup.StoreConfig) *backup.Store {
+func (e *s3Env) store(t testing.TB, cfg backup.StoreConfig) *backup.Store {
 	t.Helper()
 	cfg.Credentials = e.creds
 	if cfg.CACertPEM == nil {

@@ -78,7 +78,10 @@ func TestStore_faults(t *testing.T) {
 		{
 			name:   "truncated archive download resumes with a range request",
 			faults: []backuptest.Fault{{Kind: backuptest.Truncate, PathSuffix: ".tar.gz", After: 100 << 10, Times: 2}},
-			run:    func(ctx context.Context, s *backup.Store) error { _, err := s.Verify(ctx, "b1", backup.VerifyOptions{}); return err },
+			run: func(ctx context.Context, s *backup.Store) error {
+				_, err := s.Verify(ctx, "b1", backup.VerifyOptions{})
+				return err
+			},
 			check: func(t *testing.T, err error) {
 				require.NoError(t, err)
 				require.Equal(t, 2, count(".tar.gz bytes="), "two resumptions: %v", proxy.Requests())
@@ -87,7 +90,10 @@ func TestStore_faults(t *testing.T) {
 		{
 			name:   "archive that always breaks off is a fetch error, not corruption",
 			faults: []backuptest.Fault{{Kind: backuptest.Truncate, PathSuffix: ".tar.gz", After: 50 << 10, Times: -1}},
-			run:    func(ctx context.Context, s *backup.Store) error { _, err := s.Verify(ctx, "b1", backup.VerifyOptions{}); return err },
+			run: func(ctx context.Context, s *backup.Store) error {
+				_, err := s.Verify(ctx, "b1", backup.VerifyOptions{})
+				return err
+			},
 			check: func(t *testing.T, err error) {
 				require.Error(t, err)
 				require.NotErrorIs(t, err, backup.ErrCorrupt)
