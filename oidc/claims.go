@@ -16,15 +16,17 @@ type claims map[string]json.RawMessage
 // parsedToken is a compact JWS split and its payload decoded, before any
 // verification. Nothing in it may be trusted until the signature checks.
 type parsedToken struct {
-	header  []byte
-	payload []byte
-	claims  claims
-	issuer  string
+	rawHeader string
+	payload   []byte
+	claims    claims
+	issuer    string
+	nbf       json.RawMessage // matched case-insensitively, as go-oidc does
 }
 
 // parseUnverified splits a compact JWS and decodes its payload the way the
 // apiserver reads the untrusted issuer: exactly three parts, strict
-// unpadded base64url, a JSON object whose iss (if any) is a string.
+// unpadded base64url, a JSON object whose iss (if any) is a string. Like
+// encoding/json decoding into a struct, "ISS" counts as iss.
 func parseUnverified(raw string) (*parsedToken, error) {
 	if strings.HasPrefix(strings.TrimSpace(raw), "{") {
 		return nil, &MalformedTokenError{Reason: "JSON serialization; want compact JWS"}
@@ -38,14 +40,15 @@ func parseUnverified(raw string) (*parsedToken, error) {
 	if err != nil {
 		return nil, &MalformedTokenError{Reason: "payload is not base64url"}
 	}
-	t := &parsedToken{payload: payload}
-	if err := json.Unmarshal(payload, &t.claims); err != nil {
-		return nil, &MalformedTokenError{Reason: "payload is not a JSON object: " + jsonProblem(err)}
+	t := &parsedToken{rawHeader: h, payload: payload}
+	var iss json.RawMessage
+	var ok bool
+	if t.claims, iss, t.nbf, ok = splitClaims(payload); !ok {
+		if iss, t.nbf, err = decodeClaims(payload, &t.claims); err != nil {
+			return nil, err
+		}
 	}
-	if t.claims == nil {
-		return nil, &MalformedTokenError{Reason: "payload is null"}
-	}
-	if iss, ok := t.claims["iss"]; ok {
+	if iss != nil {
 		if err := json.Unmarshal(iss, &t.issuer); err != nil {
 			return nil, &MalformedTokenError{Reason: "iss is not a string"}
 		}
@@ -54,19 +57,38 @@ func parseUnverified(raw string) (*parsedToken, error) {
 	if t.issuer == "accounts.google.com" {
 		t.issuer = "https://accounts.google.com"
 	}
-	if t.header, err = base64.RawURLEncoding.DecodeString(h); err != nil {
-		t.header = nil // reported by signature parsing
-	}
 	return t, nil
 }
 
-// algorithm returns the alg header, "" if unreadable.
-func (t *parsedToken) algorithm() string {
+// decodeClaims is splitClaims done by encoding/json, with its errors.
+func decodeClaims(payload []byte, c *claims) (iss, nbf json.RawMessage, err error) {
+	if err := json.Unmarshal(payload, c); err != nil {
+		return nil, nil, &MalformedTokenError{Reason: "payload is not a JSON object: " + jsonProblem(err)}
+	}
+	if *c == nil {
+		return nil, nil, &MalformedTokenError{Reason: "payload is null"}
+	}
+	var fields struct {
+		Iss json.RawMessage `json:"iss"`
+		Nbf json.RawMessage `json:"nbf"`
+	}
+	if err := json.Unmarshal(payload, &fields); err != nil {
+		return nil, nil, &MalformedTokenError{Reason: "payload: " + jsonProblem(err)}
+	}
+	return fields.Iss, fields.Nbf, nil
+}
+
+// header decodes the JOSE header (only needed to explain a rejection).
+func (t *parsedToken) header() (alg string, ok bool) {
+	data, err := base64.RawURLEncoding.DecodeString(t.rawHeader)
+	if err != nil {
+		return "", false
+	}
 	var hdr struct {
 		Alg string `json:"alg"`
 	}
-	_ = json.Unmarshal(t.header, &hdr)
-	return hdr.Alg
+	_ = json.Unmarshal(data, &hdr)
+	return hdr.Alg, true
 }
 
 // has reports whether the claim is present (null counts as present).
@@ -87,23 +109,22 @@ func (c claims) decode(name string, v any, want string) error {
 	return nil
 }
 
-// time decodes a NumericDate claim as go-oidc does: an integer, or a float
-// truncated to seconds. ok is false when the claim is absent.
-func (c claims) time(name string) (t time.Time, ok bool, err error) {
-	raw, ok := c[name]
-	if !ok {
+// numericDate decodes a NumericDate as go-oidc does: an integer, or a float
+// truncated to seconds; null and absent mean none.
+func numericDate(name string, raw json.RawMessage) (t time.Time, ok bool, err error) {
+	if raw == nil || string(raw) == "null" {
 		return time.Time{}, false, nil
 	}
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err != nil {
-		return time.Time{}, true, &ClaimError{Claim: name, Problem: "not a number"}
+		return time.Time{}, true, &MalformedTokenError{Reason: name + " is not a number"}
 	}
 	if i, err := n.Int64(); err == nil {
 		return time.Unix(i, 0), true, nil
 	}
 	f, err := n.Float64()
 	if err != nil {
-		return time.Time{}, true, &ClaimError{Claim: name, Problem: "not a number"}
+		return time.Time{}, true, &MalformedTokenError{Reason: name + " is not a number"}
 	}
 	return time.Unix(int64(f), 0), true, nil
 }

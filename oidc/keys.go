@@ -1,6 +1,7 @@
 package oidc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/time/rate"
 )
@@ -35,14 +37,18 @@ var signingAlgorithms = []jose.SignatureAlgorithm{
 	jose.ES256, jose.ES384, jose.ES512, jose.PS256, jose.PS384, jose.PS512, jose.RS256, jose.RS384, jose.RS512,
 }
 
-// keySet implements go-oidc's KeySet over a cached JWKS:
-//   - keys are looked up by kid; a kid not in the cache triggers a refetch,
-//     rate-limited so that tokens with random kids cannot cause a storm;
-//   - the cache is fresh for the response's Cache-Control max-age (no-cache
-//     and no-store: revalidate on next use), DefaultKeyTTL without one;
+// keySet is the Verifier's cache of the issuer's keys. go-oidc's
+// RemoteKeySet does the signature checks (reusing the JWS go-oidc's
+// verifier already parsed), but it fetches its keys from this cache through
+// an in-process transport, so the cache decides when the network is used:
+//   - a kid not among the cached keys triggers a refetch, rate-limited so
+//     that tokens with random kids cannot cause a storm;
+//   - keys are fresh for the response's Cache-Control max-age (no-cache and
+//     no-store: revalidate on next use), DefaultKeyTTL without one;
 //   - stale keys keep verifying while a background refetch runs, and stay
-//     in use when the issuer is down;
-//   - a refetch replaces the set, so keys the issuer removed stop verifying.
+//     in use while the issuer is down;
+//   - a refetch that changes the set replaces go-oidc's key set, so keys
+//     the issuer removed stop verifying.
 type keySet struct {
 	url     string
 	client  *http.Client
@@ -51,36 +57,75 @@ type keySet struct {
 	limiter *rate.Limiter
 	log     *slog.Logger
 
-	cur atomic.Pointer[keyIndex]
-
-	mu       sync.Mutex
-	inflight chan struct{} // closed when the running fetch ends
-	fetches  atomic.Int64
+	cur        atomic.Pointer[snapshot]
+	mu         sync.Mutex
+	inflight   chan struct{} // closed when the running fetch ends
+	background atomic.Bool
+	fetches    atomic.Int64
 }
 
-// keyIndex is one fetched JWKS.
-type keyIndex struct {
-	byID    map[string][]jose.JSONWebKey
-	all     []jose.JSONWebKey
+// snapshot is one fetched JWKS and the go-oidc key set that serves it.
+type snapshot struct {
+	body    []byte // the usable keys, re-encoded
+	ids     map[string]bool
 	expires time.Time // zero: never (static keys)
+	inner   *gooidc.RemoteKeySet
+	served  *atomic.Bool // inner has loaded body; another load is a kid miss
 }
 
-func newStaticKeySet(set jose.JSONWebKeySet) *keySet {
+func newStaticKeySet(set jose.JSONWebKeySet) (*keySet, error) {
 	ks := &keySet{now: time.Now}
-	ks.cur.Store(indexKeys(set.Keys, time.Time{}))
-	return ks
+	snap, err := ks.snapshot(set.Keys, time.Time{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	ks.cur.Store(snap)
+	return ks, nil
 }
 
-func indexKeys(keys []jose.JSONWebKey, expires time.Time) *keyIndex {
-	idx := &keyIndex{byID: map[string][]jose.JSONWebKey{}, expires: expires}
+// snapshot builds a snapshot of keys; prev's go-oidc key set is kept when
+// the keys did not change.
+func (ks *keySet) snapshot(keys []jose.JSONWebKey, expires time.Time, prev *snapshot) (*snapshot, error) {
+	usable := jose.JSONWebKeySet{Keys: make([]jose.JSONWebKey, 0, len(keys))}
+	ids := map[string]bool{}
 	for _, k := range keys {
 		if k.Use != "" && k.Use != "sig" {
 			continue
 		}
-		idx.all = append(idx.all, k)
-		idx.byID[k.KeyID] = append(idx.byID[k.KeyID], k)
+		usable.Keys = append(usable.Keys, k)
+		ids[k.KeyID] = true
 	}
-	return idx
+	body, err := json.Marshal(usable)
+	if err != nil {
+		return nil, fmt.Errorf("encode JWKS: %w", err)
+	}
+	if prev != nil && bytes.Equal(prev.body, body) {
+		return &snapshot{body: body, ids: ids, expires: expires, inner: prev.inner, served: prev.served}, nil
+	}
+	snap := &snapshot{body: body, ids: ids, expires: expires, served: &atomic.Bool{}}
+	client := &http.Client{Transport: snapshotTransport{ks: ks, snap: snap}}
+	snap.inner = gooidc.NewRemoteKeySet(gooidc.ClientContext(context.Background(), client), "https://jwks.cache.invalid/keys")
+	return snap, nil
+}
+
+// snapshotTransport answers go-oidc's JWKS requests from the cache. The
+// first request loads the snapshot; a later one means go-oidc met a kid
+// it does not have, so the cache refetches (rate-limited) first.
+type snapshotTransport struct {
+	ks   *keySet
+	snap *snapshot
+}
+
+func (t snapshotTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	snap := t.snap
+	if t.snap.served.Swap(true) {
+		if fresh, _ := t.ks.refresh(r.Context()); fresh != nil {
+			snap = fresh
+		}
+	}
+	return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Request: r,
+		Header: http.Header{"Content-Type": {"application/json"}},
+		Body:   io.NopCloser(bytes.NewReader(snap.body))}, nil
 }
 
 // stateKey carries a *verifyState through go-oidc's Verify to the key set.
@@ -94,7 +139,8 @@ type verifyState struct {
 }
 
 // VerifySignature verifies the JWS signature with the issuer's keys and
-// returns the payload. go-oidc calls it after checking the algorithm.
+// returns the payload. go-oidc's verifier calls it after checking the
+// algorithm.
 func (ks *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, error) {
 	st, _ := ctx.Value(stateKey{}).(*verifyState)
 	payload, err := ks.verify(ctx, raw)
@@ -105,63 +151,46 @@ func (ks *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, erro
 }
 
 func (ks *keySet) verify(ctx context.Context, raw string) ([]byte, error) {
-	jws, err := jose.ParseSigned(raw, signingAlgorithms)
-	if err != nil {
-		return nil, &MalformedTokenError{Reason: "JWS: " + err.Error()}
-	}
-	kid := jws.Signatures[0].Header.KeyID
-	idx := ks.cur.Load()
-	if idx == nil { // first use
-		if idx, err = ks.refresh(ctx); idx == nil {
+	snap := ks.cur.Load()
+	if snap == nil { // first use
+		var err error
+		if snap, err = ks.refresh(ctx); snap == nil {
 			return nil, err
 		}
 	}
-	if payload, found := idx.verify(jws, kid); payload != nil {
-		if ks.stale(idx) {
-			ks.refreshInBackground()
+	payload, err := snap.inner.VerifySignature(ctx, raw)
+	if err == nil {
+		if ks.stale(snap) && !ks.background.Swap(true) {
+			go func() {
+				defer ks.background.Store(false)
+				_, _ = ks.refresh(context.Background())
+			}()
 		}
 		return payload, nil
-	} else if found && !ks.stale(idx) {
+	}
+	// The failure path: work out why.
+	if strings.Contains(err.Error(), "fetching keys") {
+		return nil, fmt.Errorf("%w: %w", ErrKeysUnavailable, err)
+	}
+	jws, perr := jose.ParseSigned(raw, signingAlgorithms)
+	if perr != nil {
+		return nil, &MalformedTokenError{Reason: "JWS: " + perr.Error()}
+	}
+	kid := jws.Signatures[0].Header.KeyID
+	if latest := ks.cur.Load(); latest.ids[kid] || (kid == "" && len(latest.ids) > 0) {
 		return nil, ErrInvalidSignature
 	}
-	// Unknown kid, or a known kid that fails on stale keys: refetch once.
-	if fresh, _ := ks.refresh(ctx); fresh != nil {
-		idx = fresh
-	}
-	payload, found := idx.verify(jws, kid)
-	switch {
-	case payload != nil:
-		return payload, nil
-	case found:
-		return nil, ErrInvalidSignature
-	default:
-		return nil, &UnknownKeyError{KeyID: kid}
-	}
+	return nil, &UnknownKeyError{KeyID: kid}
 }
 
-// verify tries the keys with the token's kid (all keys when it has none).
-// found says whether any candidate key existed.
-func (idx *keyIndex) verify(jws *jose.JSONWebSignature, kid string) (payload []byte, found bool) {
-	candidates := idx.all
-	if kid != "" {
-		candidates = idx.byID[kid]
-	}
-	for i := range candidates {
-		if p, err := jws.Verify(&candidates[i]); err == nil {
-			return p, true
-		}
-	}
-	return nil, len(candidates) > 0
-}
-
-func (ks *keySet) stale(idx *keyIndex) bool {
-	return ks.url != "" && !idx.expires.IsZero() && !ks.now().Before(idx.expires)
+func (ks *keySet) stale(snap *snapshot) bool {
+	return ks.url != "" && !snap.expires.IsZero() && !ks.now().Before(snap.expires)
 }
 
 // refresh fetches the JWKS unless the rate limit says no, sharing a fetch
-// already in flight. It returns the index to use (nil only when nothing
+// already in flight. It returns the snapshot to use (nil only when nothing
 // was ever fetched) and the fetch error, if any.
-func (ks *keySet) refresh(ctx context.Context) (*keyIndex, error) {
+func (ks *keySet) refresh(ctx context.Context) (*snapshot, error) {
 	if ks.url == "" {
 		return ks.cur.Load(), nil
 	}
@@ -170,8 +199,8 @@ func (ks *keySet) refresh(ctx context.Context) (*keyIndex, error) {
 	if wait == nil {
 		if !ks.limiter.AllowN(ks.now(), 1) {
 			ks.mu.Unlock()
-			if idx := ks.cur.Load(); idx != nil {
-				return idx, nil
+			if snap := ks.cur.Load(); snap != nil {
+				return snap, nil
 			}
 			return nil, fmt.Errorf("%w: JWKS refetch rate-limited", ErrKeysUnavailable)
 		}
@@ -183,8 +212,8 @@ func (ks *keySet) refresh(ctx context.Context) (*keyIndex, error) {
 		ks.inflight = nil
 		ks.mu.Unlock()
 		close(wait)
-		if idx := ks.cur.Load(); idx != nil {
-			return idx, err
+		if snap := ks.cur.Load(); snap != nil {
+			return snap, err
 		}
 		return nil, fmt.Errorf("%w: %w", ErrKeysUnavailable, err)
 	}
@@ -194,14 +223,10 @@ func (ks *keySet) refresh(ctx context.Context) (*keyIndex, error) {
 	case <-ctx.Done():
 		return ks.cur.Load(), ctx.Err()
 	}
-	if idx := ks.cur.Load(); idx != nil {
-		return idx, nil
+	if snap := ks.cur.Load(); snap != nil {
+		return snap, nil
 	}
 	return nil, fmt.Errorf("%w: JWKS fetch failed", ErrKeysUnavailable)
-}
-
-func (ks *keySet) refreshInBackground() {
-	go func() { _, _ = ks.refresh(context.Background()) }()
 }
 
 // fetch GETs the JWKS and installs it. Keys of unsupported types are
@@ -241,8 +266,12 @@ func (ks *keySet) fetch(ctx context.Context) error {
 		}
 		keys = append(keys, k)
 	}
-	now := ks.now()
-	ks.cur.Store(indexKeys(keys, now.Add(maxAge(resp.Header.Get("Cache-Control"), ks.ttl))))
+	expires := ks.now().Add(maxAge(resp.Header.Get("Cache-Control"), ks.ttl))
+	snap, err := ks.snapshot(keys, expires, ks.cur.Load())
+	if err != nil {
+		return err
+	}
+	ks.cur.Store(snap)
 	ks.log.Debug("fetched JWKS", "url", ks.url, "keys", len(keys))
 	return nil
 }

@@ -29,7 +29,8 @@ func (v *Verifier) mapUser(ctx context.Context, c claims) (*UserInfo, error) {
 	if u.Username, err = v.username(ctx, c, cv); err != nil {
 		return nil, err
 	}
-	if u.Groups, err = v.groups(ctx, c, cv); err != nil {
+	var claimList []string // the groups claim as decoded, when it is a list
+	if u.Groups, claimList, err = v.groups(ctx, c, cv); err != nil {
 		return nil, err
 	}
 	if u.UID, err = v.uid(ctx, c, cv); err != nil {
@@ -47,7 +48,12 @@ func (v *Verifier) mapUser(ctx context.Context, c claims) (*UserInfo, error) {
 			return nil, &ClaimError{Claim: name, Problem: fmt.Sprintf("is %q, required %q", got, want)}
 		}
 	}
-	if v.mapper.ClaimValidationRules != nil {
+	for _, g := range v.gates {
+		if err := g.check(c, claimList); err != nil {
+			return nil, err
+		}
+	}
+	if v.mapper.ClaimValidationRules != nil && v.gates == nil {
 		res, err := v.mapper.ClaimValidationRules.EvalClaimMappings(ctx, cv)
 		if err != nil {
 			return nil, &RuleError{Field: "claimValidationRules", Message: err.Error()}
@@ -97,32 +103,43 @@ func (v *Verifier) username(ctx context.Context, c claims, cv *lazy.MapValue) (s
 	return name, nil
 }
 
-func (v *Verifier) groups(ctx context.Context, c claims, cv *lazy.MapValue) ([]string, error) {
+// groups maps the groups. claimList is the "groups" claim itself when the
+// mapping read it and it is a JSON list (for the tenant gate).
+func (v *Verifier) groups(ctx context.Context, c claims, cv *lazy.MapValue) (groups, claimList []string, err error) {
 	m := v.jwt.ClaimMappings.Groups
 	if m.Claim != "" && c.has(m.Claim) {
-		var groups stringOrList
-		if err := c.decode(m.Claim, &groups, "a string or a list of strings"); err != nil {
-			return nil, err
+		var list stringOrList
+		if err := c.decode(m.Claim, &list, "a string or a list of strings"); err != nil {
+			return nil, nil, err
+		}
+		if m.Claim == "groups" && isJSONList(c[m.Claim]) {
+			claimList = list
 		}
 		if m.Prefix != nil && *m.Prefix != "" {
-			for i := range groups {
-				groups[i] = *m.Prefix + groups[i]
+			prefixed := make([]string, len(list))
+			for i := range list {
+				prefixed[i] = *m.Prefix + list[i]
 			}
+			return prefixed, claimList, nil
 		}
-		return groups, nil
+		return list, claimList, nil
 	}
 	if v.mapper.Groups == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	res, err := v.mapper.Groups.EvalClaimMapping(ctx, cv)
 	if err != nil {
-		return nil, &RuleError{Field: "claimMappings.groups", Expression: m.Expression, Message: err.Error()}
+		return nil, nil, &RuleError{Field: "claimMappings.groups", Expression: m.Expression, Message: err.Error()}
 	}
-	groups, err := stringList(res.EvalResult)
-	if err != nil {
-		return nil, &RuleError{Field: "claimMappings.groups", Expression: m.Expression, Message: err.Error()}
+	if groups, err = stringList(res.EvalResult); err != nil {
+		return nil, nil, &RuleError{Field: "claimMappings.groups", Expression: m.Expression, Message: err.Error()}
 	}
-	return groups, nil
+	return groups, nil, nil
+}
+
+func isJSONList(raw []byte) bool {
+	i := skipSpace(raw, 0)
+	return i < len(raw) && raw[i] == '['
 }
 
 func (v *Verifier) uid(ctx context.Context, c claims, cv *lazy.MapValue) (string, error) {
@@ -139,14 +156,17 @@ func (v *Verifier) uid(ctx context.Context, c claims, cv *lazy.MapValue) (string
 }
 
 func (v *Verifier) extra(ctx context.Context, c claims, cv *lazy.MapValue) (map[string][]string, error) {
-	extra := map[string][]string{}
+	var extra map[string][]string
 	if raw, ok := c["jti"]; ok {
 		var jti string
 		if err := json.Unmarshal(raw, &jti); err == nil && jti != "" {
-			extra[credentialIDKey] = []string{"JTI=" + jti}
+			extra = map[string][]string{credentialIDKey: {"JTI=" + jti}}
 		}
 	}
 	if v.mapper.Extra != nil {
+		if extra == nil {
+			extra = map[string][]string{}
+		}
 		res, err := v.mapper.Extra.EvalClaimMappings(ctx, cv)
 		if err != nil {
 			return nil, &RuleError{Field: "claimMappings.extra", Message: err.Error()}

@@ -70,6 +70,7 @@ type Verifier struct {
 	jwt       apiserver.JWTAuthenticator
 	mapper    authenticationcel.CELMapper
 	usesCEL   bool
+	gates     []*groupsGate // the claim validation rules, when all are tenant gates
 	required  map[string]string
 	keys      *keySet
 	signature *gooidc.IDTokenVerifier
@@ -94,21 +95,28 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 		return nil, &ConfigError{Errs: errs}
 	}
 	cfg = cfg.withDefaults()
+	var err error
 	v := &Verifier{cfg: cfg, jwt: cfg.JWT, mapper: mapper, now: cfg.Now, required: map[string]string{}}
-	v.usesCEL = mapper.Username != nil || mapper.Groups != nil || mapper.UID != nil || mapper.Extra != nil || mapper.ClaimValidationRules != nil
+	v.gates = tenantGates(cfg.JWT.ClaimValidationRules)
+	v.usesCEL = mapper.Username != nil || mapper.Groups != nil || mapper.UID != nil || mapper.Extra != nil ||
+		(mapper.ClaimValidationRules != nil && v.gates == nil)
 	for _, r := range cfg.JWT.ClaimValidationRules {
 		if r.Claim != "" {
 			v.required[r.Claim] = r.RequiredValue
 		}
 	}
 	if cfg.Keys != nil {
-		v.keys = newStaticKeySet(*cfg.Keys)
+		if v.keys, err = newStaticKeySet(*cfg.Keys); err != nil {
+			return nil, err
+		}
 	} else {
-		client, err := cfg.httpClient()
+		var client *http.Client
+		client, err = cfg.httpClient()
 		if err != nil {
 			return nil, err
 		}
-		jwksURL, err := discover(ctx, client, cfg.JWT.Issuer)
+		var jwksURL string
+		jwksURL, err = discover(ctx, client, cfg.JWT.Issuer)
 		if err != nil {
 			return nil, err
 		}
@@ -123,6 +131,23 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 		SkipClientIDCheck: true, SkipExpiryCheck: true, SupportedSigningAlgs: algs, Now: cfg.Now,
 	})
 	return v, nil
+}
+
+// tenantGates returns the expression rules as native gates when every one
+// of them is a tenant groups gate, nil otherwise.
+func tenantGates(rules []apiserver.ClaimValidationRule) []*groupsGate {
+	var gates []*groupsGate
+	for _, r := range rules {
+		if r.Expression == "" {
+			continue
+		}
+		g, ok := parseGroupsGate(r)
+		if !ok {
+			return nil
+		}
+		gates = append(gates, g)
+	}
+	return gates
 }
 
 func (cfg VerifierConfig) withDefaults() VerifierConfig {
@@ -235,7 +260,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*UserInfo, error) 
 	if !slices.Equal(st.payload, t.payload) { // what we decoded is what was signed
 		return nil, &MalformedTokenError{Reason: "payload differs from the signed payload"}
 	}
-	if err := v.checkTimes(t.claims, idt); err != nil {
+	if err := v.checkTimes(t, idt); err != nil {
 		return nil, err
 	}
 	return v.mapUser(ctx, t.claims)
@@ -246,11 +271,12 @@ func (v *Verifier) signatureError(t *parsedToken, st *verifyState, err error) er
 	if st.err != nil {
 		return st.err
 	}
-	if alg := t.algorithm(); alg != "" && !slices.Contains(signingAlgorithms, jose.SignatureAlgorithm(alg)) {
-		return &AlgorithmError{Algorithm: alg}
-	}
-	if t.header == nil {
+	alg, ok := t.header()
+	if !ok {
 		return &MalformedTokenError{Reason: "header is not base64url"}
+	}
+	if alg != "" && !slices.Contains(signingAlgorithms, jose.SignatureAlgorithm(alg)) {
+		return &AlgorithmError{Algorithm: alg}
 	}
 	msg := strings.TrimPrefix(err.Error(), "oidc: ")
 	if strings.HasPrefix(msg, "id token issued by a different provider") {
@@ -262,7 +288,7 @@ func (v *Verifier) signatureError(t *parsedToken, st *verifyState, err error) er
 // checkTimes checks aud, exp and nbf in the apiserver's order: with one
 // audience go-oidc checks it before the times; with several the apiserver
 // checks them itself, after.
-func (v *Verifier) checkTimes(c claims, idt *gooidc.IDToken) error {
+func (v *Verifier) checkTimes(t *parsedToken, idt *gooidc.IDToken) error {
 	single := len(v.jwt.Issuer.Audiences) == 1
 	if single {
 		if err := v.checkAudience(idt); err != nil {
@@ -273,7 +299,7 @@ func (v *Verifier) checkTimes(c claims, idt *gooidc.IDToken) error {
 	if idt.Expiry.Before(now) {
 		return &ExpiredError{Expiry: idt.Expiry, Now: now}
 	}
-	nbf, ok, err := c.time("nbf")
+	nbf, ok, err := numericDate("nbf", t.nbf)
 	if err != nil {
 		return err
 	}

@@ -94,6 +94,14 @@ func variants(iss *oidctest.Issuer, now time.Time) map[string][]any {
 		"roles":          {absent, []string{"a", "b"}, "a", []int{1}, []string{"system:x"}},
 		"tenant":         {absent, "acme", []string{"a", ""}, 7},
 		"org.groups":     {absent, []string{"g1"}, "g2"},
+		// encoding/json matches struct fields case-insensitively: go-oidc's
+		// iss/aud/exp/nbf see these, the claims map does not.
+		"ISS":   {absent, "https://evil.example.org", iss.URL()},
+		"NBF":   {absent, h(10 * time.Minute), h(-time.Hour)},
+		"Exp":   {absent, h(-time.Hour), h(time.Hour)},
+		"AUD":   {absent, other.ClientID(), acme.ClientID()},
+		"Email": {absent, "mallory@example.org"},
+		"ı":     {absent, 1},
 	}
 }
 
