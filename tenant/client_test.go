@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/tenant"
 	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
@@ -115,7 +116,7 @@ func TestClient_platformRules(t *testing.T) {
 	ctx := t.Context()
 	p := tenanttest.StartPlatform(t, env.RESTConfig(), tenanttest.PlatformConfig{OIDCEnabled: true})
 	c := p.Client()
-	system := tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}}
+	system := tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeSystem}}
 
 	// A tenant namespace whose platform has OIDC off, as Cozystack's
 	// cozystack-values Secret tells it.

@@ -1,6 +1,10 @@
 package tenant
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/cozystack/tenantkit/oidc"
+)
 
 // Defaults of the chart that are not tied to a sub-type.
 const (
@@ -34,7 +38,7 @@ func (s KubernetesSpec) WithDefaults() KubernetesSpec {
 		s.Addons.IngressNginx.ExposeMethod = Proxied
 	}
 	if s.OIDC.Mode == "" {
-		s.OIDC.Mode = OIDCNone
+		s.OIDC.Mode = oidc.ModeNone
 	}
 	s.Talos.Version = orDefault(s.Talos.Version, DefaultTalosVersion)
 	s.Talos.ImageFactoryURL = orDefault(s.Talos.ImageFactoryURL, "https://factory.talos.dev")

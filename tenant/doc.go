@@ -67,6 +67,21 @@
 //
 // Waits poll every Config.PollInterval and end with ctx.
 //
+// The handle hands the other packages their inputs, so that nobody
+// re-derives a name:
+//
+//   - oidc: [Cluster.AuthenticationSpec] (renderer input, also pure as
+//     [Kubernetes.AuthenticationSpec]), [Cluster.OIDCKubeconfigSpec] (server,
+//     tenant CA, issuer, client ID) and [Cluster.SyncOIDCUsers] (the
+//     ClusterRoleBindings of spec.oidc.users inside the tenant cluster);
+//     [ClusterRef.OIDC] converts the reference;
+//   - backup: [Cluster.BucketCredentials], [Cluster.VeleroValues] and
+//     [Cluster.EnableVelero] turn a Bucket of the tenant into the Velero
+//     addon's values; [Cluster.VeleroClient] drives Velero inside the
+//     tenant cluster;
+//   - etcdrelocate: [Cluster.EtcdRelocation] names the tenant etcd that
+//     stores the cluster, [Cluster.Relocator] works on it.
+//
 // # Errors
 //
 // Validation and strict decoding return a [*ValidationError] listing every

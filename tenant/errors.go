@@ -2,7 +2,10 @@ package tenant
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+
+	"github.com/cozystack/tenantkit/oidc"
 )
 
 // Errors of the chart's render failures. Validate returns them inside
@@ -14,18 +17,21 @@ var (
 	ErrOIDCPlatformDisabled = errors.New("tenant: oidc mode System needs platform OIDC (authentication.oidc.enabled)")
 	// ErrOIDCCustomConfigConflict is returned when oidc.mode is CustomConfig
 	// and both customConfig.config and customConfig.secretRef.name are set.
-	ErrOIDCCustomConfigConflict = errors.New("tenant: set exactly one of oidc.customConfig.config (inline) or oidc.customConfig.secretRef.name")
+	// It is package oidc's ErrCustomConfigAmbiguous.
+	ErrOIDCCustomConfigConflict = oidc.ErrCustomConfigAmbiguous
 	// ErrOIDCCustomConfigMissing is returned when oidc.mode is CustomConfig
 	// and neither customConfig.config nor customConfig.secretRef.name is set.
-	ErrOIDCCustomConfigMissing = errors.New("tenant: oidc mode CustomConfig requires either oidc.customConfig.config or oidc.customConfig.secretRef.name")
+	// It is package oidc's ErrCustomConfigMissing.
+	ErrOIDCCustomConfigMissing = oidc.ErrCustomConfigMissing
 	// ErrLegacyOIDCFlag is returned when controlPlane.apiServer.extraArgs
 	// holds an --oidc-* or --authentication-config flag while OIDC is on:
 	// the chart injects --authentication-config itself, and kube-apiserver
-	// refuses to start with both.
-	ErrLegacyOIDCFlag = errors.New("tenant: legacy --oidc-* or --authentication-config flag while oidc.mode is not None")
+	// refuses to start with both. It is package oidc's ErrLegacyOIDCFlag.
+	ErrLegacyOIDCFlag = oidc.ErrLegacyOIDCFlag
 	// ErrReservedVolume is returned for an extra volume named talos-ca or
 	// talos-tls-cert (always chart-owned) or authentication-config (chart-owned
-	// while OIDC is on).
+	// while OIDC is on; that error also matches package oidc's
+	// ErrReservedVolume).
 	ErrReservedVolume = errors.New("tenant: volume name is reserved by the chart")
 	// ErrVolumeSource is returned for an extra volume whose source is not
 	// exactly one configMap or secret: the control-plane pod runs on the
@@ -86,6 +92,10 @@ var (
 	ErrNoSeaweedFS = errors.New("tenant: no SeaweedFS in the tenant or its ancestors")
 )
 
+// errReservedAuthnVolume is the reserved-volume error of
+// authentication-config: it matches both packages' sentinels.
+var errReservedAuthnVolume = fmt.Errorf("%w (%w)", ErrReservedVolume, oidc.ErrReservedVolume)
+
 // FieldError is one problem with one field. Err is one of the package's
 // sentinels; Detail says what exactly is wrong.
 type FieldError struct {
@@ -104,7 +114,11 @@ func (e *FieldError) Error() string {
 	b.WriteString("tenant: ")
 	b.WriteString(e.Field)
 	b.WriteString(": ")
-	b.WriteString(strings.TrimPrefix(e.Err.Error(), "tenant: "))
+	msg := e.Err.Error()
+	for _, pkg := range []string{"tenant: ", "oidc: "} {
+		msg = strings.TrimPrefix(msg, pkg)
+	}
+	b.WriteString(msg)
 	if e.Detail != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Detail)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/tenant"
 )
 
@@ -45,7 +46,7 @@ func Example() {
 // problem with its field and a sentinel to branch on.
 func ExampleKubernetesSpec_Validate() {
 	spec := tenant.KubernetesSpec{
-		OIDC:   tenant.OIDC{Mode: tenant.OIDCSystem},
+		OIDC:   tenant.OIDC{Mode: oidc.ModeSystem},
 		Addons: tenant.Addons{HAMi: tenant.Addon{Enabled: true}},
 	}
 	err := spec.Validate(tenant.Platform{OIDCEnabled: false})
@@ -101,4 +102,32 @@ func ExampleTenant_Resolve() {
 	// etcd: tenant-acme
 	// seaweedfs: tenant-root
 	// host: dev.acme.example.org
+}
+
+// The spec's OIDC values feed package oidc's renderer directly: no name is
+// derived by hand.
+func ExampleKubernetes_AuthenticationSpec() {
+	k := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{
+		OIDC: tenant.OIDC{Mode: oidc.ModeSystem, Users: []tenant.OIDCUser{{Email: "alice@acme.example", Role: oidc.RoleAdmin}}},
+	})
+	platform := tenant.Platform{RootHost: "example.org", OIDCEnabled: true}
+	if err := k.Validate(platform); err != nil {
+		fmt.Println(err)
+		return
+	}
+	auth, err := oidc.RenderAuthentication(k.AuthenticationSpec(platform))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	jwt := auth.Config.JWT[0]
+	fmt.Println(jwt.Issuer.URL)
+	fmt.Println(jwt.Issuer.Audiences)
+	fmt.Println(auth.Secret.Name)
+	fmt.Println(auth.APIServerArgs)
+	// Output:
+	// https://keycloak.example.org/realms/cozy
+	// [tenant-acme-kubernetes-prod]
+	// kubernetes-prod-oidc-authn-config
+	// [--authentication-config=/etc/kubernetes/authentication-config/config.yaml]
 }

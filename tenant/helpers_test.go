@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/tenant"
 )
 
@@ -96,8 +97,8 @@ func fullSpec() tenant.KubernetesSpec {
 			Ouroboros: tenant.Addon{Enabled: true},
 		},
 		OIDC: tenant.OIDC{
-			Mode:  tenant.OIDCSystem,
-			Users: []tenant.OIDCUser{{Email: "alice@acme.example", Role: tenant.OIDCAdmin}, {Email: "bob@acme.example", Role: tenant.OIDCView}},
+			Mode:  oidc.ModeSystem,
+			Users: []tenant.OIDCUser{{Email: "alice@acme.example", Role: oidc.RoleAdmin}, {Email: "bob@acme.example", Role: oidc.RoleView}},
 		},
 		Talos:                tenant.Talos{Version: "v1.13.6", SchematicID: "ce4c98", ImageFactoryURL: "https://factory.internal", InstallerRepository: "registry.internal/installer"},
 		NodeHealthCheck:      tenant.NodeHealthCheck{MaxUnhealthy: "0%", NodeStartupTimeout: "30m", ReadyUnknownTimeout: "2m", ReadyFalseTimeout: "5m"},

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/tenant"
 )
 
@@ -101,7 +102,7 @@ func TestKubernetesSpec_WithDefaults(t *testing.T) {
 		require.Equal(t, []string{"ingress-nginx"}, md0.Roles)
 		require.Equal(t, 2, *d.ControlPlane.Replicas)
 		require.Equal(t, tenant.DefaultVersion, d.Version)
-		require.Equal(t, tenant.OIDCNone, d.OIDC.Mode)
+		require.Equal(t, oidc.ModeNone, d.OIDC.Mode)
 	})
 	t.Run("user groups are not merged with md0, only defaulted", func(t *testing.T) {
 		s := tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"workers": {MinReplicas: 2}}}

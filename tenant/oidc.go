@@ -1,11 +1,17 @@
 package tenant
 
+import (
+	"github.com/cozystack/tenantkit/oidc"
+)
+
 // OIDC selects how kubectl users authenticate to the tenant cluster (the
-// application's spec.oidc). Package oidc renders what each mode needs; this
-// type is only the values, as the chart reads them.
+// application's spec.oidc), in the chart's shape. The mode and role types
+// are package oidc's; package oidc renders what each mode needs, from
+// Kubernetes.AuthenticationSpec.
 type OIDC struct {
-	// Mode is None (default), System or CustomConfig.
-	Mode OIDCMode `json:"mode,omitempty"`
+	// Mode is oidc.ModeNone (default; empty means the same),
+	// oidc.ModeSystem or oidc.ModeCustomConfig.
+	Mode oidc.Mode `json:"mode,omitempty"`
 	// CustomConfig is the tenant's own AuthenticationConfiguration, read
 	// only in CustomConfig mode: exactly one of Config and SecretRef.Name.
 	CustomConfig CustomConfig `json:"customConfig,omitzero"`
@@ -14,25 +20,11 @@ type OIDC struct {
 	Users []OIDCUser `json:"users,omitempty"`
 }
 
-// OIDCMode is the identity mode of the tenant apiserver. Its values are
-// those of package oidc's Mode.
-type OIDCMode string
-
-const (
-	// OIDCNone leaves OIDC off; only the admin kubeconfig works. The empty
-	// mode means the same.
-	OIDCNone OIDCMode = "None"
-	// OIDCSystem trusts the platform Keycloak realm "cozy" through a
-	// per-cluster public client and audience. It needs platform OIDC.
-	OIDCSystem OIDCMode = "System"
-	// OIDCCustomConfig trusts an issuer the tenant brings.
-	OIDCCustomConfig OIDCMode = "CustomConfig"
-)
-
 // On reports whether OIDC is on (mode System or CustomConfig).
-func (m OIDCMode) On() bool { return m == OIDCSystem || m == OIDCCustomConfig }
+func (o OIDC) On() bool { return o.Mode == oidc.ModeSystem || o.Mode == oidc.ModeCustomConfig }
 
-// CustomConfig is a tenant-provided AuthenticationConfiguration.
+// CustomConfig is a tenant-provided AuthenticationConfiguration, as the
+// chart's values spell it.
 type CustomConfig struct {
 	// Config is inline AuthenticationConfiguration YAML, stored verbatim in
 	// the Secret <release>-oidc-authn-config.
@@ -48,33 +40,52 @@ type SecretRef struct {
 	Name string `json:"name,omitempty"`
 }
 
-// OIDCRole is the role bound to a listed user inside the tenant cluster.
-type OIDCRole string
-
-const (
-	// OIDCAdmin binds ClusterRole cluster-admin.
-	OIDCAdmin OIDCRole = "admin"
-	// OIDCView binds ClusterRole view.
-	OIDCView OIDCRole = "view"
-)
-
-// ClusterRole returns the ClusterRole the chart binds for r, or "" for an
-// unknown role.
-func (r OIDCRole) ClusterRole() string {
-	switch r {
-	case OIDCAdmin:
-		return "cluster-admin"
-	case OIDCView:
-		return "view"
-	}
-	return ""
-}
-
-// OIDCUser is one user granted access to the tenant cluster.
+// OIDCUser is one user granted access to the tenant cluster, as the chart's
+// values spell it (package oidc's User has no wire format).
 type OIDCUser struct {
 	// Email is matched against the token's email claim and used verbatim
 	// as the User subject of the ClusterRoleBinding.
 	Email string `json:"email"`
-	// Role is admin or view.
-	Role OIDCRole `json:"role"`
+	// Role is oidc.RoleAdmin (cluster-admin) or oidc.RoleView (view).
+	Role oidc.Role `json:"role"`
+}
+
+// RBACUsers returns the users as package oidc's RBAC planner takes them.
+func (o OIDC) RBACUsers() []oidc.User {
+	out := make([]oidc.User, len(o.Users))
+	for i, u := range o.Users {
+		out[i] = oidc.User{Email: u.Email, Role: u.Role}
+	}
+	return out
+}
+
+// OIDC returns the cluster as package oidc names it; its names agree with
+// the ClusterRef's (OIDCKubeconfigSecret, OIDCAuthnConfigSecret).
+func (r ClusterRef) OIDC() oidc.Cluster { return oidc.Cluster{Namespace: r.Namespace, Name: r.Name} }
+
+// AuthenticationSpec returns what oidc.RenderAuthentication needs to render
+// the apiserver side of the cluster's OIDC mode on platform p: mode, the
+// tenant Kubernetes version, the platform root host (System's issuer), the
+// custom configuration, and the user's extra apiserver flags and volume
+// names (which the renderer checks again).
+func (k *Kubernetes) AuthenticationSpec(p Platform) oidc.AuthenticationSpec {
+	s := k.Spec
+	a := s.ControlPlane.APIServer
+	vols := make([]string, len(a.ExtraVolumes))
+	for i, v := range a.ExtraVolumes {
+		vols[i] = v.Name
+	}
+	version := s.Version
+	if version == "" {
+		version = DefaultVersion
+	}
+	return oidc.AuthenticationSpec{
+		Cluster:           k.Ref().OIDC(),
+		Mode:              s.OIDC.Mode,
+		KubernetesVersion: string(version),
+		RootHost:          p.RootHost,
+		Custom:            oidc.CustomConfig{Config: s.OIDC.CustomConfig.Config, SecretRef: s.OIDC.CustomConfig.SecretRef.Name},
+		ExtraArgs:         a.ExtraArgs,
+		ExtraVolumes:      vols,
+	}
 }

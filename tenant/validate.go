@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cozystack/tenantkit/oidc"
 )
 
 // Validate checks the object's names and its spec (see
@@ -51,12 +53,12 @@ func (s KubernetesSpec) Validate(p Platform) error {
 func (s KubernetesSpec) validateOIDC(p Platform, ps *problems) {
 	o := s.OIDC
 	switch o.Mode {
-	case "", OIDCNone:
-	case OIDCSystem:
+	case "", oidc.ModeNone:
+	case oidc.ModeSystem:
 		if !p.OIDCEnabled {
 			ps.add("spec.oidc.mode", ErrOIDCPlatformDisabled, "")
 		}
-	case OIDCCustomConfig:
+	case oidc.ModeCustomConfig:
 		inline, ref := o.CustomConfig.Config != "", o.CustomConfig.SecretRef.Name != ""
 		switch {
 		case inline && ref:

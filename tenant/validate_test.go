@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/tenant"
 )
 
@@ -17,10 +18,10 @@ func secretVolume(name string) corev1.Volume {
 
 func TestKubernetesSpec_Validate(t *testing.T) {
 	oidcOn := tenant.Platform{OIDCEnabled: true}
-	withAPIServer := func(mode tenant.OIDCMode, a tenant.APIServer) tenant.KubernetesSpec {
+	withAPIServer := func(mode oidc.Mode, a tenant.APIServer) tenant.KubernetesSpec {
 		s := tenant.KubernetesSpec{ControlPlane: tenant.ControlPlane{APIServer: a}}
 		s.OIDC.Mode = mode
-		if mode == tenant.OIDCCustomConfig {
+		if mode == oidc.ModeCustomConfig {
 			s.OIDC.CustomConfig.SecretRef.Name = "my-authn"
 		}
 		return s
@@ -37,33 +38,33 @@ func TestKubernetesSpec_Validate(t *testing.T) {
 		{name: "full spec", spec: fullSpec(), platform: oidcOn},
 
 		// OIDC mode and sources.
-		{name: "System without platform OIDC", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}},
+		{name: "System without platform OIDC", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeSystem}},
 			wantErr: tenant.ErrOIDCPlatformDisabled, wantField: "spec.oidc.mode"},
-		{name: "System with platform OIDC", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}}, platform: oidcOn},
+		{name: "System with platform OIDC", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeSystem}}, platform: oidcOn},
 		{name: "CustomConfig with both sources",
-			spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
+			spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeCustomConfig,
 				CustomConfig: tenant.CustomConfig{Config: "apiVersion: x", SecretRef: tenant.SecretRef{Name: "s"}}}},
 			wantErr: tenant.ErrOIDCCustomConfigConflict, wantField: "spec.oidc.customConfig"},
-		{name: "CustomConfig with neither source", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig}},
+		{name: "CustomConfig with neither source", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeCustomConfig}},
 			wantErr: tenant.ErrOIDCCustomConfigMissing, wantField: "spec.oidc.customConfig"},
-		{name: "CustomConfig inline", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
+		{name: "CustomConfig inline", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeCustomConfig,
 			CustomConfig: tenant.CustomConfig{Config: "apiVersion: x"}}}},
 		{name: "unknown mode", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: "Keycloak"}},
 			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.mode"},
-		{name: "user without email", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Role: tenant.OIDCView}}}},
+		{name: "user without email", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Role: oidc.RoleView}}}},
 			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.users[0].email"},
 		{name: "user with unknown role", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Email: "a@b", Role: "owner"}}}},
 			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.users[0].role"},
 
 		// Legacy flags.
 		{name: "--oidc- flag with System", platform: oidcOn,
-			spec:    withAPIServer(tenant.OIDCSystem, tenant.APIServer{ExtraArgs: []string{"--v=2", "--oidc-issuer-url=https://idp"}}),
+			spec:    withAPIServer(oidc.ModeSystem, tenant.APIServer{ExtraArgs: []string{"--v=2", "--oidc-issuer-url=https://idp"}}),
 			wantErr: tenant.ErrLegacyOIDCFlag, wantField: "spec.controlPlane.apiServer.extraArgs[1]"},
 		{name: "--authentication-config flag with CustomConfig",
-			spec:    withAPIServer(tenant.OIDCCustomConfig, tenant.APIServer{ExtraArgs: []string{"--authentication-config=/x.yaml"}}),
+			spec:    withAPIServer(oidc.ModeCustomConfig, tenant.APIServer{ExtraArgs: []string{"--authentication-config=/x.yaml"}}),
 			wantErr: tenant.ErrLegacyOIDCFlag, wantField: "spec.controlPlane.apiServer.extraArgs[0]"},
 		{name: "--oidc- flag with OIDC off is the user's business",
-			spec: withAPIServer(tenant.OIDCNone, tenant.APIServer{ExtraArgs: []string{"--oidc-issuer-url=https://idp"}})},
+			spec: withAPIServer(oidc.ModeNone, tenant.APIServer{ExtraArgs: []string{"--oidc-issuer-url=https://idp"}})},
 
 		// Extra volumes.
 		{name: "reserved talos-ca", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("talos-ca")}}),
@@ -71,10 +72,10 @@ func TestKubernetesSpec_Validate(t *testing.T) {
 		{name: "reserved talos-tls-cert", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("a"), secretVolume("talos-tls-cert")}}),
 			wantErr: tenant.ErrReservedVolume, wantField: "spec.controlPlane.apiServer.extraVolumes[1].name"},
 		{name: "authentication-config while OIDC is on",
-			spec:    withAPIServer(tenant.OIDCCustomConfig, tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("authentication-config")}}),
+			spec:    withAPIServer(oidc.ModeCustomConfig, tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("authentication-config")}}),
 			wantErr: tenant.ErrReservedVolume, wantField: "spec.controlPlane.apiServer.extraVolumes[0].name"},
 		{name: "authentication-config while OIDC is off",
-			spec: withAPIServer(tenant.OIDCNone, tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("authentication-config")}})},
+			spec: withAPIServer(oidc.ModeNone, tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("authentication-config")}})},
 		{name: "hostPath source", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{{Name: "h",
 			VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/etc"}}}}}),
 			wantErr: tenant.ErrVolumeSource, wantField: "spec.controlPlane.apiServer.extraVolumes[0]"},
@@ -141,7 +142,7 @@ func TestKubernetesSpec_Validate(t *testing.T) {
 func TestKubernetesSpec_Validate_reportsEveryProblem(t *testing.T) {
 	s := tenant.KubernetesSpec{
 		Version: "v2",
-		OIDC:    tenant.OIDC{Mode: tenant.OIDCSystem},
+		OIDC:    tenant.OIDC{Mode: oidc.ModeSystem},
 		Addons:  tenant.Addons{HAMi: tenant.Addon{Enabled: true}},
 		ControlPlane: tenant.ControlPlane{APIServer: tenant.APIServer{
 			ExtraArgs:    []string{"--oidc-client-id=x"},

@@ -16,7 +16,7 @@ import (
 func (s KubernetesSpec) validateAPIServer(ps *problems) {
 	const base = "spec.controlPlane.apiServer"
 	a := s.ControlPlane.APIServer
-	oidcOn := s.OIDC.Mode.On()
+	oidcOn := s.OIDC.On()
 	if oidcOn {
 		for i, arg := range a.ExtraArgs {
 			if strings.HasPrefix(arg, "--oidc-") || strings.HasPrefix(arg, "--authentication-config") {
@@ -35,6 +35,8 @@ func (s KubernetesSpec) validateAPIServer(ps *problems) {
 		switch {
 		case v.Name == "":
 			ps.add(f+".name", ErrVolumeName, "")
+		case oidcOn && v.Name == AuthenticationConfigVolume:
+			ps.add(f+".name", errReservedAuthnVolume, v.Name)
 		case slices.Contains(reserved, v.Name):
 			ps.add(f+".name", ErrReservedVolume, v.Name)
 		case declared[v.Name]:

@@ -1,0 +1,165 @@
+package tenant_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/etcdrelocate"
+	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/tenant"
+	"github.com/cozystack/tenantkit/tenant/tenanttest"
+)
+
+// TestCluster_bridges checks that the handle hands the other packages what
+// they need, from nothing but the management cluster and the cluster's
+// reference: OIDC renderer inputs and RBAC inside a real tenant apiserver,
+// Velero settings from a Bucket's Secret, the etcd relocation request.
+func TestCluster_bridges(t *testing.T) {
+	env := testEnv(t)
+	ctx := t.Context()
+	p := tenanttest.StartPlatform(t, env.RESTConfig(), tenanttest.PlatformConfig{OIDCEnabled: true})
+	ns, err := p.CreateTenant(ctx, tenant.NewTenant(tenant.RootNamespace, "bridges", tenant.TenantSpec{Etcd: true}))
+	require.NoError(t, err)
+	c := p.Client()
+	spec := tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeSystem, Users: []tenant.OIDCUser{
+		{Email: "alice@acme.example", Role: oidc.RoleAdmin}, {Email: "bob@acme.example", Role: oidc.RoleView}}}}
+	k, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "prod", spec))
+	require.NoError(t, err)
+	cl, err := c.Cluster(k.Ref())
+	require.NoError(t, err)
+	tenantAPI, err := env.StartAPIServer(ctx, localenv.APIServerConfig{Name: "bridges-prod"})
+	require.NoError(t, err)
+	require.NoError(t, p.PublishKubeconfig(ctx, k.Ref(), tenantAPI.RESTConfig()))
+	tenantCS := kubernetes.NewForConfigOrDie(tenantAPI.RESTConfig())
+	mgmt := kubernetes.NewForConfigOrDie(env.RESTConfig())
+
+	t.Run("OIDC renderer inputs", func(t *testing.T) {
+		as, err := cl.AuthenticationSpec(ctx)
+		require.NoError(t, err)
+		require.Equal(t, "example.org", as.RootHost)
+		auth, err := oidc.RenderAuthentication(as)
+		require.NoError(t, err)
+		require.Equal(t, "https://keycloak.example.org/realms/cozy", auth.Config.JWT[0].Issuer.URL)
+
+		ks, err := cl.OIDCKubeconfigSpec(ctx)
+		require.NoError(t, err)
+		require.Equal(t, "https://kubernetes-prod.bridges.example.org:443", ks.Server)
+		require.Equal(t, tenantAPI.CAPEM, ks.CertificateAuthority)
+		require.Equal(t, "https://keycloak.example.org/realms/cozy", ks.IssuerURL)
+		kc, err := oidc.Kubeconfig(ks)
+		require.NoError(t, err)
+		require.Equal(t, "kubernetes-prod", kc.CurrentContext)
+	})
+
+	t.Run("RBAC for spec.oidc.users inside the tenant cluster", func(t *testing.T) {
+		plan, err := cl.SyncOIDCUsers(ctx)
+		require.NoError(t, err)
+		require.Len(t, plan.Changes, 2)
+		require.Equal(t, []string{"alice@acme.example", "bob@acme.example"}, bindingSubjects(t, tenantCS, k.Ref()))
+
+		k.Spec.OIDC.Users = k.Spec.OIDC.Users[:1]
+		_, err = c.ApplyKubernetes(ctx, k)
+		require.NoError(t, err)
+		_, err = cl.SyncOIDCUsers(ctx)
+		require.NoError(t, err)
+		require.Equal(t, []string{"alice@acme.example"}, bindingSubjects(t, tenantCS, k.Ref()), "bob was pruned")
+
+		plan, err = cl.SyncOIDCUsers(ctx)
+		require.NoError(t, err)
+		require.True(t, plan.Empty(), "a second sync changes nothing")
+	})
+
+	t.Run("CustomConfig issuer from the tenant's Secret", func(t *testing.T) {
+		_, err := mgmt.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "my-authn"},
+			StringData: map[string]string{tenant.OIDCAuthnConfigKey: `apiVersion: apiserver.config.k8s.io/v1
+kind: AuthenticationConfiguration
+jwt:
+- issuer:
+    url: https://idp.acme.example
+    audiences: [acme-prod]
+  claimMappings:
+    username: {claim: email, prefix: ""}
+`}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		byo, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "byo", tenant.KubernetesSpec{OIDC: tenant.OIDC{
+			Mode: oidc.ModeCustomConfig, CustomConfig: tenant.CustomConfig{SecretRef: tenant.SecretRef{Name: "my-authn"}}}}))
+		require.NoError(t, err)
+		require.NoError(t, p.PublishKubeconfig(ctx, byo.Ref(), tenantAPI.RESTConfig()))
+		bcl, err := c.Cluster(byo.Ref())
+		require.NoError(t, err)
+		ks, err := bcl.OIDCKubeconfigSpec(ctx)
+		require.NoError(t, err)
+		require.Equal(t, "https://idp.acme.example", ks.IssuerURL)
+		require.Equal(t, "acme-prod", ks.ClientID)
+
+		off, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "plain", tenant.KubernetesSpec{}))
+		require.NoError(t, err)
+		ocl, err := c.Cluster(off.Ref())
+		require.NoError(t, err)
+		_, err = ocl.OIDCKubeconfigSpec(ctx)
+		require.ErrorIs(t, err, tenant.ErrInvalidValue)
+	})
+
+	t.Run("Velero settings from a Bucket", func(t *testing.T) {
+		_, err := cl.VeleroValues(ctx, "backups", "velero", backup.ValuesOptions{})
+		require.ErrorIs(t, err, backup.ErrSecretNotFound)
+		_, err = mgmt.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: backup.CredentialsSecretName("backups", "velero")},
+			StringData: map[string]string{"bucketName": "bucket-91bbb59f", "endpoint": "s3.example.org",
+				"accessKey": "AKIAEXAMPLE", "secretKey": "not-a-real-secret"},
+		}, metav1.CreateOptions{})
+		require.NoError(t, err)
+
+		stored, err := cl.EnableVelero(ctx, "backups", "velero", backup.ValuesOptions{})
+		require.NoError(t, err)
+		v := stored.Spec.Addons.Velero
+		require.True(t, v.Enabled)
+		bsl := v.ValuesOverride["velero"].(map[string]any)["configuration"].(map[string]any)["backupStorageLocation"].([]any)[0].(map[string]any)
+		require.Equal(t, "bucket-91bbb59f", bsl["bucket"])
+		require.Equal(t, "https://s3.example.org", bsl["config"].(map[string]any)["s3Url"])
+		require.Equal(t, []tenant.OIDCUser{{Email: "alice@acme.example", Role: oidc.RoleAdmin}}, stored.Spec.OIDC.Users, "the rest of the spec is kept")
+
+		want, err := backup.AddonValues(backup.Credentials{Bucket: "bucket-91bbb59f", Endpoint: "s3.example.org",
+			AccessKeyID: "AKIAEXAMPLE", SecretAccessKey: "not-a-real-secret"}, backup.ValuesOptions{})
+		require.NoError(t, err)
+		var addons tenant.Addons
+		require.NoError(t, addons.EnableVelero(want))
+		require.Equal(t, addons.Velero, v, "what the API stores is what backup renders")
+
+		vc, err := cl.VeleroClient(ctx, backup.Config{})
+		require.NoError(t, err)
+		require.Equal(t, "cozy-velero", vc.Namespace())
+	})
+
+	t.Run("the tenant etcd for relocation", func(t *testing.T) {
+		req, err := cl.EtcdRelocation(ctx, "etcd-1", "node-b")
+		require.NoError(t, err)
+		require.Equal(t, etcdrelocate.Request{Namespace: ns, Member: "etcd-1", TargetNode: "node-b"}, req)
+		r, err := cl.Relocator(etcdrelocate.Config{})
+		require.NoError(t, err)
+		require.NotNil(t, r)
+	})
+}
+
+// bindingSubjects lists the subjects of the OIDC ClusterRoleBindings of
+// ref inside the tenant cluster, sorted.
+func bindingSubjects(t *testing.T, cs kubernetes.Interface, ref tenant.ClusterRef) []string {
+	t.Helper()
+	list, err := oidc.ListRBAC(t.Context(), cs, ref.OIDC())
+	require.NoError(t, err)
+	var out []string
+	for _, b := range list {
+		require.Equal(t, oidc.BindingName(ref.ReleaseName(), b.Subjects[0].Name), b.Name)
+		out = append(out, b.Subjects[0].Name)
+	}
+	slices.Sort(out)
+	return out
+}
