@@ -1,0 +1,281 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/internal/localenv"
+)
+
+var demoKinds = map[string]schema.GroupVersionResource{
+	"ConfigMap":  {Version: "v1", Resource: "configmaps"},
+	"Secret":     {Version: "v1", Resource: "secrets"},
+	"Service":    {Version: "v1", Resource: "services"},
+	"Deployment": {Group: "apps", Version: "v1", Resource: "deployments"},
+}
+
+const demoYAML = `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: demo-cm, namespace: demo}
+data: {marker: backup-restore-validation}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: demo-secret, namespace: demo}
+stringData: {token: not-a-real-token}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: demo, labels: {app: web}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: "nginx:1.27"}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: demo}
+spec: {selector: {app: web}, ports: [{port: 80}]}
+`
+
+// runDemo is the embedded tour.
+func runDemo(parent context.Context, o *options) error {
+	ctx := parent
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(parent, o.timeout)
+		defer cancel()
+	}
+	if err := o.target.Open(ctx, localenv.Config{EtcdMembers: 1}); err != nil {
+		return err
+	}
+	defer o.target.Close()
+	env := o.target.Env
+	kube, err := kubernetes.NewForConfig(o.target.RESTConfig)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(o.target.RESTConfig)
+	if err != nil {
+		return err
+	}
+
+	step := examplecli.Step(os.Stderr, "starting an S3 server (versitygw) with bucket velero-backups")
+	s3, err := env.StartS3(ctx, localenv.S3Config{Buckets: []string{"velero-backups"}})
+	step.Done(err)
+	if err != nil {
+		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+	}
+
+	fmt.Println("\n1. The Bucket's Secret, as Cozystack derives it, in the tenant namespace")
+	if err := createBucketSecret(ctx, kube, s3); err != nil {
+		return err
+	}
+	creds, err := backup.LoadCredentials(ctx, kube, "tenant-demo", "velero-backups", "velero")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   %s\n", creds)
+
+	fmt.Println("\n2. The Velero addon values (spec.addons.velero.valuesOverride)")
+	values, err := backup.AddonValues(creds, backup.ValuesOptions{})
+	if err != nil {
+		return err
+	}
+	fmt.Println(indent(values.String(), "   "))
+
+	step = examplecli.Step(os.Stderr, "starting Velero v1.18.3 with velero-plugin-for-aws (out of cluster)")
+	_, err = env.StartVelero(ctx, localenv.VeleroConfig{Namespace: o.namespace})
+	step.Done(err)
+	if err != nil {
+		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+	}
+	c, err := backup.New(o.target.RESTConfig, backup.Config{Namespace: o.namespace, PollInterval: 250 * time.Millisecond})
+	if err != nil {
+		return err
+	}
+	fmt.Println("\n3. The backup storage location (what the addon chart creates from the values)")
+	if _, err := c.ApplyLocation(ctx, backup.LocationSpec{Credentials: creds, CACertPEM: s3.CAPEM}); err != nil {
+		return err
+	}
+	step = examplecli.Step(os.Stderr, "waiting for location default to be Available")
+	bsl, err := c.WaitLocationAvailable(ctx, "default")
+	step.Done(err)
+	if err != nil {
+		return examplecli.WithCode(examplecli.ExitFailure, err)
+	}
+	examplecli.Table(os.Stdout, []string{"NAME", "PROVIDER", "BUCKET", "PHASE", "ACCESS MODE", "DEFAULT"},
+		[][]string{{bsl.Name, bsl.Spec.Provider, bsl.Spec.ObjectStorage.Bucket, string(bsl.Status.Phase), string(bsl.Spec.AccessMode), fmt.Sprint(bsl.Spec.Default)}})
+
+	fmt.Println("\n4. Back up namespace demo")
+	if err := applyDemo(ctx, kube, dyn); err != nil {
+		return err
+	}
+	before, err := snapshot(ctx, dyn)
+	if err != nil {
+		return err
+	}
+	if _, err := c.CreateBackup(ctx, backup.BackupOptions{Name: "demo-1", IncludedNamespaces: []string{"demo"}}); err != nil {
+		return err
+	}
+	if _, err := waitBackup(ctx, c, "demo-1"); err != nil {
+		return err
+	}
+
+	fmt.Println("\n5. Verify it straight from S3 (no Velero involved)")
+	store, err := backup.NewStore(backup.StoreConfig{Credentials: creds, CACertPEM: s3.CAPEM})
+	if err != nil {
+		return err
+	}
+	if err := verify(ctx, store, "demo-1"); err != nil {
+		return err
+	}
+
+	fmt.Println("\n6. Delete namespace demo, restore it, compare")
+	if err := deleteDemo(ctx, kube, dyn); err != nil {
+		return err
+	}
+	if _, err := c.CreateRestore(ctx, backup.RestoreOptions{Name: "demo-1-restore", BackupName: "demo-1"}); err != nil {
+		return err
+	}
+	if err := waitRestore(ctx, c, "demo-1-restore"); err != nil {
+		return err
+	}
+	after, err := snapshot(ctx, dyn)
+	if err != nil {
+		return err
+	}
+	var rows [][]string
+	diffs := 0
+	for _, k := range sortedKeys(before) {
+		same := reflect.DeepEqual(before[k], after[k])
+		if !same {
+			diffs++
+		}
+		rows = append(rows, []string{k, map[bool]string{true: "identical", false: "DIFFERS"}[same]})
+	}
+	examplecli.Table(os.Stdout, []string{"OBJECT", "AFTER RESTORE"}, rows)
+	if diffs > 0 || len(after) != len(before) {
+		return examplecli.WithCode(examplecli.ExitFailure, fmt.Errorf("%d objects differ after the restore", diffs))
+	}
+	fmt.Println("\nThe diff is empty: every object came back with its data.")
+	return nil
+}
+
+func createBucketSecret(ctx context.Context, kube kubernetes.Interface, s3 *localenv.S3Server) error {
+	_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant-demo"}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	_, err = kube.CoreV1().Secrets("tenant-demo").Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: backup.CredentialsSecretName("velero-backups", "velero"),
+			Labels: map[string]string{"apps.cozystack.io/user-secret": "true"}},
+		StringData: map[string]string{"bucketName": "velero-backups", "endpoint": s3.Endpoint, "accessKey": s3.AccessKey, "secretKey": s3.SecretKey},
+	}, metav1.CreateOptions{})
+	return err
+}
+
+func applyDemo(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface) error {
+	_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "demo"}}, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	for _, doc := range strings.Split(demoYAML, "\n---\n") {
+		var obj unstructured.Unstructured
+		if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
+			return err
+		}
+		if _, err := dyn.Resource(demoKinds[obj.GetKind()]).Namespace("demo").Create(ctx, &obj, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// deleteDemo empties and deletes the namespace. The embedded environment
+// runs no namespace controller, so the example finalizes the namespace
+// itself once it is empty.
+func deleteDemo(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface) error {
+	step := examplecli.Step(os.Stderr, "deleting namespace demo")
+	err := func() error {
+		for _, gvr := range demoKinds {
+			if err := dyn.Resource(gvr).Namespace("demo").DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+				return err
+			}
+		}
+		if err := kube.CoreV1().Namespaces().Delete(ctx, "demo", metav1.DeleteOptions{}); err != nil {
+			return err
+		}
+		ns, err := kube.CoreV1().Namespaces().Get(ctx, "demo", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ns.Spec.Finalizers = nil
+		_, err = kube.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{})
+		return err
+	}()
+	step.Done(err)
+	return err
+}
+
+// snapshot returns the demo objects' labels, data and spec by kind/name
+// (the Service's allocated cluster IPs and Velero's own labels left out).
+func snapshot(ctx context.Context, dyn dynamic.Interface) (map[string]map[string]any, error) {
+	out := map[string]map[string]any{}
+	for kind, gvr := range demoKinds {
+		list, err := dyn.Resource(gvr).Namespace("demo").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, obj := range list.Items {
+			labels := map[string]string{}
+			for k, v := range obj.GetLabels() {
+				if !strings.HasPrefix(k, "velero.io/") {
+					labels[k] = v
+				}
+			}
+			shape := map[string]any{"labels": labels, "data": obj.Object["data"], "spec": obj.Object["spec"]}
+			if spec, ok := obj.Object["spec"].(map[string]any); ok && kind == "Service" {
+				delete(spec, "clusterIP")
+				delete(spec, "clusterIPs")
+			}
+			out[kind+"/"+obj.GetName()] = shape
+		}
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}
