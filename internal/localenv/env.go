@@ -47,6 +47,12 @@ type Config struct {
 	// package serverbin.
 	EtcdBinary      string
 	APIServerBinary string
+	// Cluster, when set, adds a simulated cluster to the first apiserver:
+	// kube-controller-manager, kube-scheduler, simulated nodes that run
+	// etcd pods as real processes, local volumes and cluster DNS (see
+	// ClusterConfig and Env.Cluster). It turns the apiserver's
+	// ServiceAccount admission plugin on.
+	Cluster *ClusterConfig
 	// StartTimeout bounds the wait for each server to become ready.
 	// Default 60s.
 	StartTimeout time.Duration
@@ -71,6 +77,7 @@ type Env struct {
 	mu         sync.Mutex
 	stopped    bool
 	apiservers []*APIServer
+	cluster    *Cluster
 	components []Component
 	cleanups   []func() error
 }
@@ -141,6 +148,17 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Cluster != nil {
+		if cfg.Provider == Kind || cfg.SkipAPIServer {
+			return cfg, fmt.Errorf("%w: Cluster needs the local provider and an apiserver", ErrInvalidConfig)
+		}
+		cc, err := cfg.Cluster.withDefaults()
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Cluster = &cc
+		cfg.APIServer.ServiceAccountAdmission = true
+	}
 	return cfg, nil
 }
 
@@ -190,6 +208,9 @@ func (e *Env) startLocal(ctx context.Context) error {
 		return err
 	}
 	e.rest, e.kubecfg = a.RESTConfig(), a.KubeconfigPath()
+	if e.cfg.Cluster != nil {
+		return e.startCluster(ctx, a)
+	}
 	return nil
 }
 

@@ -1,0 +1,51 @@
+// Package etcdlayout creates Cozystack tenant etcd clusters in tenantkit's
+// local environment, laid out exactly as the operators lay them out, so that
+// code operating tenant etcd (package etcdrelocate, examples) is tested
+// against the objects it will meet.
+//
+// # v1alpha1: Cozystack ≤ v1.5 (aenix etcd-operator v0.4.5)
+//
+// NewV1alpha1 builds, as plain values, the EtcdCluster (etcd.aenix.io/
+// v1alpha1, named etcd) the chart renders and what the operator generates
+// from it in namespace tenant-<name>:
+//
+//	StatefulSet  etcd           pods etcd-0..N-1, Parallel, serviceName etcd-headless
+//	PVCs         data-etcd-<i>  from the claim template "data", mounted at /var/run/etcd
+//	Service      etcd-headless  headless, publishNotReadyAddresses, ports 2380/2379
+//	Service      etcd           ports 2379/2381
+//	ConfigMap    etcd-cluster-state  ETCD_INITIAL_CLUSTER{,_STATE,_TOKEN}
+//	PDB          etcd           minAvailable = quorum
+//	Secrets      etcd-ca-tls, etcd-peer-ca-tls, etcd-server-tls, etcd-peer-tls,
+//	             etcd-client-tls (CN root); SANs as the chart enumerates them
+//
+// Apply creates it; WaitReady waits for all members to be Ready and then
+// does the one thing the operator does at runtime that matters here: it
+// switches etcd-cluster-state to "existing". Members' peer URLs are
+// https://etcd-<i>.etcd-headless.<ns>.svc:2380 (PeerURL).
+//
+// In tests, StartT creates a tenant etcd in an environment started with
+// localenv.Config.Cluster and returns a Tenant with clients that reach the
+// members through the cluster DNS:
+//
+//	env := localenv.StartT(t, localenv.Config{Cluster: &localenv.ClusterConfig{}})
+//	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Tenant: "demo"})
+//	cli, err := tn.Client(ctx) // endpoints https://etcd-<i>.etcd-headless.tenant-demo.svc:2379
+//
+// The simulated cluster's kube-controller-manager, kube-scheduler, node
+// agent and local volumes then do the rest: the StatefulSet controller
+// creates pods and claims, the scheduler picks nodes and binds claims to
+// local volumes there, and the node agent runs each pod as a real etcd
+// process. Deleting a pod and its claim really deletes the member's data;
+// cordoning a node steers where it comes back.
+//
+// # Errors
+//
+// ErrInvalidConfig reports a configuration that cannot work; ErrBadSecret a
+// TLS Secret without a usable certificate, key or CA. API errors are
+// wrapped with the object they concern.
+//
+// # Testing
+//
+// The layouts are tested against the real control plane of the local
+// environment with real etcd members (skipped with -short).
+package etcdlayout

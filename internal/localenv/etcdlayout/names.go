@@ -1,0 +1,96 @@
+package etcdlayout
+
+import "fmt"
+
+// Names of the objects of a tenant etcd, as Cozystack ≤ v1.5 (aenix
+// etcd-operator v0.4.5, EtcdCluster "etcd") lays them out.
+const (
+	// ClusterName is the EtcdCluster's name; Cozystack always names it etcd.
+	ClusterName = "etcd"
+	// StatefulSetName is the StatefulSet running the members.
+	StatefulSetName = "etcd"
+	// HeadlessService is the headless Service that gives every member its
+	// DNS name (publishNotReadyAddresses: true).
+	HeadlessService = "etcd-headless"
+	// ClientService is the Service clients use (ready members only).
+	ClientService = "etcd"
+	// ClusterStateConfigMap holds ETCD_INITIAL_CLUSTER_STATE,
+	// ETCD_INITIAL_CLUSTER and ETCD_INITIAL_CLUSTER_TOKEN, loaded by every
+	// member through envFrom.
+	ClusterStateConfigMap = "etcd-cluster-state"
+	// PodDisruptionBudget is the PDB keeping a quorum available.
+	PodDisruptionBudget = "etcd"
+	// VolumeClaimTemplate is the StatefulSet's claim template, so claims
+	// are named data-etcd-<i>.
+	VolumeClaimTemplate = "data"
+)
+
+// TLS Secrets (cert-manager layout: tls.crt, tls.key, ca.crt).
+const (
+	// SecretCA is the CA of server and client certificates.
+	SecretCA = "etcd-ca-tls"
+	// SecretPeerCA is the CA of peer certificates.
+	SecretPeerCA = "etcd-peer-ca-tls"
+	// SecretServer is the members' serving certificate.
+	SecretServer = "etcd-server-tls"
+	// SecretPeer is the members' peer certificate (server and client auth).
+	SecretPeer = "etcd-peer-tls"
+	// SecretClient is the client certificate, CN root.
+	SecretClient = "etcd-client-tls"
+)
+
+// Ports of every member.
+const (
+	ClientPort  = 2379
+	PeerPort    = 2380
+	MetricsPort = 2381
+)
+
+// Labels of the members' pods (the StatefulSet selector plus Cozystack's
+// service label).
+var PodLabels = map[string]string{
+	"app.kubernetes.io/name":       "etcd",
+	"app.kubernetes.io/instance":   ClusterName,
+	"app.kubernetes.io/managed-by": "etcd-operator",
+	"cozystack.io/service":         "etcd",
+}
+
+// selectorLabels are the operator's selector labels (PodLabels without
+// Cozystack's).
+func selectorLabels() map[string]string {
+	return map[string]string{
+		"app.kubernetes.io/name":       "etcd",
+		"app.kubernetes.io/instance":   ClusterName,
+		"app.kubernetes.io/managed-by": "etcd-operator",
+	}
+}
+
+// Namespace returns the namespace of a root tenant's etcd: tenant-<name>.
+func Namespace(tenant string) string { return "tenant-" + tenant }
+
+// PodName returns the name of member i's pod, also its etcd member name:
+// etcd-<i>.
+func PodName(i int) string { return fmt.Sprintf("%s-%d", StatefulSetName, i) }
+
+// PVCName returns the name of member i's claim: data-etcd-<i>.
+func PVCName(i int) string { return VolumeClaimTemplate + "-" + PodName(i) }
+
+// Host returns member i's DNS name, etcd-<i>.etcd-headless.<ns>.svc.
+func Host(namespace string, i int) string {
+	return fmt.Sprintf("%s.%s.%s.svc", PodName(i), HeadlessService, namespace)
+}
+
+// PeerURL returns member i's peer URL exactly as the operator advertises it:
+// https://etcd-<i>.etcd-headless.<ns>.svc:2380.
+func PeerURL(namespace string, i int) string {
+	return fmt.Sprintf("https://%s:%d", Host(namespace, i), PeerPort)
+}
+
+// ClientURL returns member i's advertised client URL:
+// https://etcd-<i>.etcd-headless.<ns>.svc:2379.
+func ClientURL(namespace string, i int) string {
+	return fmt.Sprintf("https://%s:%d", Host(namespace, i), ClientPort)
+}
+
+// ClusterToken returns the initial cluster token, etcd-<ns>.
+func ClusterToken(namespace string) string { return ClusterName + "-" + namespace }
