@@ -1,4 +1,146 @@
-// Package etcdrelocate moves one replica of a tenant etcd to another node
-// without losing quorum or data: the relocation is planned as a value that can
-// be printed, then executed step by step, resumable after a crash.
+// Package etcdrelocate moves one replica of a Cozystack tenant etcd to
+// another node without losing quorum or data. The relocation is planned as
+// a value you can print (a dry run), then executed step by step; every step
+// works out from etcd and Kubernetes whether its work is already done, so a
+// run interrupted anywhere — a cancelled context, a crashed process, a
+// killed member — is resumed by running it again.
+//
+//	r, err := etcdrelocate.New(etcdrelocate.Config{Kube: kube, Dynamic: dyn, Logger: log})
+//	plan, err := r.Plan(ctx, etcdrelocate.Request{
+//		Namespace: "tenant-demo", Member: "etcd-1", TargetNode: "node-c",
+//	})
+//	fmt.Print(plan)                       // dry run: every step, its precondition and check
+//	res, err := r.Execute(ctx, plan)      // progress through Config.Progress
+//	fmt.Print(res.Verification)
+//
+// # Observe
+//
+// Observe recognises the layout: the aenix operator's StatefulSet
+// (etcd.aenix.io/v1alpha1, Cozystack ≤ v1.5: pods etcd-N, claims
+// data-etcd-N, Service etcd-headless), the Cozystack operator's EtcdMember
+// objects (etcd-operator.cozystack.io/v1alpha2, v1.6+), or a v1alpha2
+// cluster migrated with the legacy names. It reads the members through etcd
+// client v3 (linearizable MemberList, Status and HashKV on every member's
+// own endpoint, AlarmList) with the client certificate of etcd-client-tls
+// and the CA of etcd-ca-tls, reads pods, claims, volumes, nodes, the PDB,
+// the certificates and defrag Jobs through client-go, and joins the two by
+// peer URL — never by name: etcd names are empty until a member starts and
+// need not be unique. From inside the cluster network the members' DNS
+// names are dialled directly; from outside set Config.Dial to
+// PortForwardDialer (or ResolverDialer).
+//
+// # Preflight
+//
+// Preflight refuses, listing every reason in a *PreflightError: fewer than 3
+// or an even number of voters; a voter that never started or does not
+// answer; a learner; members that disagree on the cluster ID or the leader;
+// an alarm (NOSPACE, CORRUPT); applied raft indexes apart; HashKV that
+// differs at a common revision; etcd 3.5.1–3.5.19, whose learner promotion
+// is saved in the v2 store only (etcd #19557; Options.SkipVersionHazard
+// turns this into a warning); a target node that is missing, not Ready,
+// cordoned, the member's own, or already running a member of the cluster;
+// certificates whose SANs do not cover the member's DNS name; a running
+// defrag Job; a StatefulSet mid-rollout or whose etcd-cluster-state still
+// says "new"; a PodDisruptionBudget that allows no disruption; and the
+// checkpoint of another relocation.
+//
+// # The algorithm (StatefulSet layout)
+//
+// The pod keeps its name, so the member keeps its peer URL
+// https://etcd-N.etcd-headless.<ns>.svc:2380, and the only workable order is
+// remove first (a second member with the same URL or pod name cannot exist):
+//
+//  1. checkpoint: record the member's ID, peer URL, pod and claim UIDs and
+//     the target in ConfigMap <cluster>-relocate (also a lock);
+//  2. snapshot: stream a snapshot from a healthy other voter and check its
+//     sha256 trailer — the last resort if everything else fails;
+//  3. move-leader: if the member leads, MoveLeader (on a client of the
+//     leader only) to the most up-to-date voter;
+//  4. cordon the source node, unless it was cordoned already;
+//  5. remove-member: MemberRemove, with every other voter healthy;
+//  6. delete-storage: delete the claim, then the pod, by UID, and wait until
+//     both are gone — only now, with the old ID out of etcd, can no empty
+//     etcd start under it (the documented procedure deletes first, and an
+//     empty member started in that gap panics with "tocommit(N) is out of
+//     range" and crash-loops on its half-written WAL);
+//  7. add-learner: MemberAddAsLearner with the same peer URL, so the new
+//     member does not vote (and does not count towards quorum) before it
+//     has the data;
+//  8. claim-on-target: create the claim pinned to the target node —
+//     pre-bound to a free local volume there when the class has no
+//     provisioner, else annotated volume.kubernetes.io/selected-node — or
+//     pin the one the StatefulSet controller created;
+//  9. wait-pod: the pod runs on the target and answers Status as the new
+//     learner of the same cluster (a pod placed elsewhere has its learner
+//     removed and is moved again);
+//  10. catch-up: the learner's applied index reaches the leader's committed
+//     index sampled when the wait began;
+//  11. promote: MemberPromote, retried while etcd says "not in sync";
+//  12. verify: all members voters, one agreed leader, HashKV equal at a
+//     common revision, every voter holding the same number of keys at the
+//     revision the relocation started from, the pod Ready on the target;
+//  13. uncordon (only if this run cordoned), and finish (delete the
+//     checkpoint).
+//
+// # The algorithm (v1alpha2 layouts)
+//
+// The Cozystack operator owns membership: the plan never calls the
+// membership API behind its back. It pins new members to the target with a
+// temporary required node affinity on the EtcdCluster, deletes the
+// EtcdMember under a quorum and PodDisruptionBudget guard (the operator's
+// finalizer runs MemberRemove), waits for the operator's replacement to
+// join as a learner on the target and be promoted, verifies, and restores
+// the affinity.
+//
+// Names are generated in this layout, so joining the new member before the
+// old one leaves would avoid the window without fault tolerance. The
+// operator's documented behaviour does not allow it: it replaces a deleted
+// member only after the deletion has finished (it waits for in-flight
+// deletions and refills to spec.replicas), and a scale-down always removes
+// the newest member — so "scale up, then remove the old one" removes the
+// new one instead, and "scale up, delete the old one" makes the operator add
+// yet another member. The plan therefore removes first here too, and says
+// so in its Guarantee.
+//
+// # Guarantees
+//
+// Quorum is kept at every step, and only one membership change is in flight
+// at a time. No member votes before it has caught up: the new member is a
+// learner until its applied index has reached the leader's commit index. In
+// a 3-member cluster fault tolerance is 0 from the removal to the promotion
+// (the catch-up time); a second failure in that window stops writes until
+// it recovers, but loses no acknowledged write. Every membership call's
+// ambiguous outcome (a timeout after the request reached a server) is
+// settled by re-reading MemberList: "peer URL exists" on an add means
+// added, "not a learner" on a promote means promoted, "member not found" on
+// a remove means removed; "unhealthy cluster" (the 5-second strict
+// reconfiguration check after any reconnect) is retried within
+// Timeouts.Membership. If the new pod does not run, or the learner does not
+// catch up, within its bound, the executor removes the learner and stops,
+// leaving N−1 voters, and says so loudly (*RolledBackError, an Error log,
+// phase "rolled-back" in the checkpoint); it never re-adds the old member,
+// whose data is gone. Restore the replica by hand (a learner add of the
+// same peer URL and a fresh claim) or from the snapshot.
+//
+// # Errors
+//
+// Preflight and NewPlan return a *PreflightError whose failures wrap the
+// ErrX refusals (ErrTooFewVoters, ErrMemberDown, ErrLearnerPresent,
+// ErrAlarm, ErrTargetHasReplica, ErrUnknownLayout, ...). Execute returns a
+// *StepError naming the step that failed (the checkpoint stays; run Plan and
+// Execute again to resume), a *RolledBackError (errors.Is ErrRolledBack),
+// or the context's error. Waits that run out wrap ErrTimeout; quorum
+// trouble wraps ErrQuorumAtRisk; membership that does not match the
+// checkpoint wraps ErrUnexpectedMember. Verify wraps ErrVerify.
+//
+// # Testing
+//
+// Package etcdrelocatetest builds observed states for unit tests
+// (NewState), runs a steady write load that checks every acknowledged write
+// afterwards (StartLoad), samples a cluster's fault tolerance while it
+// changes (StartMonitor), raises alarms (RaiseAlarm), and replays the
+// documented shell procedure as a baseline (ReplayDocumented). The
+// package's own integration tests run real etcd members as pods on the
+// simulated nodes of tenantkit's local environment, with a real
+// kube-apiserver, controller manager and scheduler; they skip under -short.
 package etcdrelocate

@@ -38,6 +38,15 @@ func MemberID(i int) uint64 { return 0x8e9e05c52164694d + uint64(i)*0x1111 }
 // produce the situation they need.
 func NewState(t testing.TB, opts StateOptions) *etcdrelocate.State {
 	t.Helper()
+	s, err := BuildState(opts)
+	if err != nil {
+		t.Fatalf("etcdrelocatetest: %v", err)
+	}
+	return s
+}
+
+// BuildState is NewState for code without a testing.TB (examples).
+func BuildState(opts StateOptions) (*etcdrelocate.State, error) {
 	if opts.Voters == 0 {
 		opts.Voters = 3
 	}
@@ -51,7 +60,7 @@ func NewState(t testing.TB, opts StateOptions) *etcdrelocate.State {
 		opts.Version = "3.6.11"
 	}
 	if opts.Leader < 0 || opts.Leader >= opts.Voters {
-		t.Fatalf("etcdrelocatetest: leader %d out of range for %d voters", opts.Leader, opts.Voters)
+		return nil, fmt.Errorf("leader %d out of range for %d voters", opts.Leader, opts.Voters)
 	}
 	service := "etcd-headless"
 	if opts.Layout == etcdrelocate.LayoutEtcdMember {
@@ -103,5 +112,5 @@ func NewState(t testing.TB, opts StateOptions) *etcdrelocate.State {
 		{Secret: etcdrelocate.ServerTLSSecret, DNSNames: []string{"etcd", wild, "localhost"}, ServerAuth: true, ClientAuth: true},
 		{Secret: etcdrelocate.PeerTLSSecret, DNSNames: []string{"etcd", wild, "localhost"}, ServerAuth: true, ClientAuth: true},
 	}
-	return s
+	return s, nil
 }

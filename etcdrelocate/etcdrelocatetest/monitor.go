@@ -1,0 +1,160 @@
+package etcdrelocatetest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/cozystack/tenantkit/etcdrelocate"
+)
+
+// MonitorConfig tunes StartMonitor.
+type MonitorConfig struct {
+	// Interval is the sampling period. Default 200ms.
+	Interval time.Duration
+	// SyncSlack is how far (in raft entries) a voter's applied index may
+	// trail the leader's committed index and still count as in sync.
+	// Default 100.
+	SyncSlack uint64
+}
+
+// Monitor samples an etcd cluster's fault tolerance while something
+// changes it: how many more voters could fail before quorum is lost,
+// counting as healthy only voters that answer Status and are in sync with
+// the leader.
+type Monitor struct {
+	cfg    MonitorConfig
+	cli    *clientv3.Client
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu     sync.Mutex
+	report MonitorReport
+}
+
+// MonitorReport summarises what a Monitor saw.
+type MonitorReport struct {
+	// Samples is the number of samples taken.
+	Samples int
+	// MinFaultTolerance is the lowest fault tolerance seen; negative
+	// means quorum was lost.
+	MinFaultTolerance int
+	// AtZero is the time spent at fault tolerance 0 or below, AtLoss the
+	// time below 0 (no quorum).
+	AtZero, AtLoss time.Duration
+	// MaxUnsyncedVoters is the most voters seen at once that were not
+	// started or not in sync with the leader: members that count towards
+	// quorum without holding the data.
+	MaxUnsyncedVoters int
+	// MaxVoters and MaxLearners are the largest membership seen.
+	MaxVoters, MaxLearners int
+}
+
+// StartMonitor samples through cli until Stop. cli's endpoints should
+// cover the members; Status is asked of every member on its own client URL
+// through cli's dial options.
+func StartMonitor(t testing.TB, cli *clientv3.Client, cfg MonitorConfig) *Monitor {
+	t.Helper()
+	if cfg.Interval == 0 {
+		cfg.Interval = 200 * time.Millisecond
+	}
+	if cfg.SyncSlack == 0 {
+		cfg.SyncSlack = 100
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Monitor{cfg: cfg, cli: cli, cancel: cancel, done: make(chan struct{}), report: MonitorReport{MinFaultTolerance: 1 << 30}}
+	go m.run(ctx)
+	t.Cleanup(func() { m.Stop() })
+	return m
+}
+
+func (m *Monitor) run(ctx context.Context) {
+	defer close(m.done)
+	last := time.Now()
+	for ctx.Err() == nil {
+		ft, unsynced, voters, learners, ok := m.sample(ctx)
+		now := time.Now()
+		m.mu.Lock()
+		if ok {
+			r := &m.report
+			r.Samples++
+			r.MinFaultTolerance = min(r.MinFaultTolerance, ft)
+			if ft <= 0 {
+				r.AtZero += now.Sub(last)
+			}
+			if ft < 0 {
+				r.AtLoss += now.Sub(last)
+			}
+			r.MaxUnsyncedVoters = max(r.MaxUnsyncedVoters, unsynced)
+			r.MaxVoters, r.MaxLearners = max(r.MaxVoters, voters), max(r.MaxLearners, learners)
+		}
+		m.mu.Unlock()
+		last = now
+		select {
+		case <-ctx.Done():
+		case <-time.After(m.cfg.Interval):
+		}
+	}
+}
+
+// sample returns the fault tolerance, unsynced voters, voters and learners.
+func (m *Monitor) sample(ctx context.Context) (ft, unsynced, voters, learners int, ok bool) {
+	cctx, cancel := context.WithTimeout(ctx, time.Second)
+	ml, err := m.cli.MemberList(cctx, clientv3.WithSerializable())
+	cancel()
+	if err != nil {
+		return 0, 0, 0, 0, false
+	}
+	type st struct {
+		applied, committed uint64
+		up                 bool
+	}
+	sts := map[uint64]st{}
+	var lead uint64
+	for _, mem := range ml.Members {
+		if len(mem.ClientURLs) == 0 {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		r, err := m.cli.Status(cctx, mem.ClientURLs[0])
+		cancel()
+		if err != nil || len(r.Errors) > 0 {
+			continue
+		}
+		sts[mem.ID] = st{applied: r.RaftAppliedIndex, committed: r.RaftIndex, up: true}
+		lead = max(lead, r.RaftIndex)
+	}
+	healthy := 0
+	for _, mem := range ml.Members {
+		if mem.IsLearner {
+			learners++
+			continue
+		}
+		voters++
+		s := sts[mem.ID]
+		if s.up && s.applied+m.cfg.SyncSlack >= lead {
+			healthy++
+		} else if mem.Name == "" || (s.up && s.applied+m.cfg.SyncSlack < lead) {
+			unsynced++
+		}
+	}
+	return etcdrelocate.FaultTolerance(voters, healthy), unsynced, voters, learners, true
+}
+
+// Report returns the figures so far.
+func (m *Monitor) Report() MonitorReport {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.report
+}
+
+// Stop stops sampling and returns the final report. It is safe to call more
+// than once.
+func (m *Monitor) Stop() MonitorReport {
+	m.cancel()
+	<-m.done
+	return m.Report()
+}
