@@ -2,6 +2,7 @@ package oidc
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -15,6 +16,7 @@ import (
 	apiserverv1beta1 "k8s.io/apiserver/pkg/apis/apiserver/v1beta1"
 	"k8s.io/apiserver/pkg/apis/apiserver/validation"
 	authenticationcel "k8s.io/apiserver/pkg/authentication/cel"
+	"sigs.k8s.io/yaml"
 )
 
 // The config API versions the renderer emits.
@@ -22,16 +24,19 @@ var (
 	// APIVersionV1 is apiserver.config.k8s.io/v1, served from Kubernetes 1.34.
 	APIVersionV1 = apiserverv1.SchemeGroupVersion
 	// APIVersionV1Beta1 is apiserver.config.k8s.io/v1beta1, served from 1.30.
-	APIVersionV1Beta1 = apiserverv1beta1.SchemeGroupVersion
+	APIVersionV1Beta1 = apiserverv1beta1.ConfigSchemeGroupVersion
 )
 
-// codecs decodes strictly, as kube-apiserver does: an unknown or duplicate
-// field is an error.
-var codecs = func() serializer.CodecFactory {
-	scheme := runtime.NewScheme()
-	install.Install(scheme)
-	return serializer.NewCodecFactory(scheme, serializer.EnableStrict)
-}()
+// scheme knows the apiserver config types; codecs decodes strictly, as
+// kube-apiserver does: an unknown or duplicate field is an error.
+var (
+	scheme = func() *runtime.Scheme {
+		s := runtime.NewScheme()
+		install.Install(s)
+		return s
+	}()
+	codecs = serializer.NewCodecFactory(scheme, serializer.EnableStrict)
+)
 
 // celCompiler is the apiserver's own CEL compiler for claim and user
 // expressions. Building its environment takes milliseconds, so it is shared.
@@ -60,7 +65,8 @@ func APIVersionFor(kubernetesVersion string) (schema.GroupVersion, error) {
 
 // EncodeAuthenticationConfiguration renders cfg as YAML in the API version
 // gv (APIVersionV1 or APIVersionV1Beta1), after checking it with the
-// apiserver's validation.
+// apiserver's validation. Keys are sorted and empty optional fields left
+// out, as kubectl prints objects.
 func EncodeAuthenticationConfiguration(cfg *apiserver.AuthenticationConfiguration, gv schema.GroupVersion) ([]byte, error) {
 	if gv != APIVersionV1 && gv != APIVersionV1Beta1 {
 		return nil, invalidf("cannot render API version %s", gv)
@@ -68,15 +74,45 @@ func EncodeAuthenticationConfiguration(cfg *apiserver.AuthenticationConfiguratio
 	if err := ValidateAuthenticationConfiguration(cfg); err != nil {
 		return nil, err
 	}
-	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeYAML)
-	if !ok {
-		return nil, invalidf("no YAML serializer")
+	out, err := scheme.ConvertToVersion(cfg.DeepCopy(), gv)
+	if err != nil {
+		return nil, fmt.Errorf("convert authentication configuration: %w", err)
 	}
-	var buf bytes.Buffer
-	if err := codecs.EncoderForVersion(info.Serializer, gv).Encode(cfg, &buf); err != nil {
+	out.GetObjectKind().SetGroupVersionKind(gv.WithKind("AuthenticationConfiguration"))
+	data, err := json.Marshal(out)
+	if err != nil {
 		return nil, fmt.Errorf("encode authentication configuration: %w", err)
 	}
-	return buf.Bytes(), nil
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("encode authentication configuration: %w", err)
+	}
+	return yaml.Marshal(pruneEmpty(doc))
+}
+
+// pruneEmpty drops empty objects and empty optional strings the versioned
+// types cannot omit (uid: {}, discoveryURL: "").
+func pruneEmpty(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			e = pruneEmpty(e)
+			if m, ok := e.(map[string]any); ok && len(m) == 0 {
+				delete(t, k)
+				continue
+			}
+			if s, ok := e.(string); ok && s == "" && k == "discoveryURL" {
+				delete(t, k)
+				continue
+			}
+			t[k] = e
+		}
+	case []any:
+		for i := range t {
+			t[i] = pruneEmpty(t[i])
+		}
+	}
+	return v
 }
 
 // ParseAuthenticationConfiguration decodes an AuthenticationConfiguration

@@ -42,9 +42,11 @@ func TestTwoTenantClusters(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	start := func(c oidc.Cluster) *localenv.APIServer {
+	// A gets apiserver.config.k8s.io/v1, B v1beta1: kube-apiserver 1.37
+	// serves both.
+	start := func(c oidc.Cluster, version string) *localenv.APIServer {
 		auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: c, Mode: oidc.ModeSystem,
-			IssuerURL: dex.IssuerURL, CertificateAuthority: dex.CAPEM, KubernetesVersion: "v1.37"})
+			IssuerURL: dex.IssuerURL, CertificateAuthority: dex.CAPEM, KubernetesVersion: version})
 		require.NoError(t, err)
 		path := filepath.Join(env.Dir(), c.Namespace+"-authn.yaml")
 		require.NoError(t, os.WriteFile(path, auth.YAML, 0o600))
@@ -53,7 +55,7 @@ func TestTwoTenantClusters(t *testing.T) {
 		require.NoError(t, err)
 		return api
 	}
-	apiA, apiB := start(a), start(b)
+	apiA, apiB := start(a, "v1.37"), start(b, "v1.33")
 
 	token := func(email, audience string) string {
 		tok, err := dex.PasswordToken(ctx, email, pw, audience)

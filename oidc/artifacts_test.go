@@ -1,0 +1,117 @@
+package oidc_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/tenantkit/oidc"
+)
+
+func TestKeycloakObjects(t *testing.T) {
+	data, err := acme.KeycloakYAML()
+	require.NoError(t, err)
+	golden(t, "keycloak", data)
+
+	client := acme.KeycloakClient()
+	require.True(t, client.Spec.Public)
+	require.Equal(t, "S256", client.Spec.Attributes["pkce.code.challenge.method"])
+	require.Equal(t, []string{"groups", acme.AudienceScope()}, client.Spec.DefaultClientScopes)
+	mapper := acme.KeycloakClientScope().Spec.ProtocolMappers[0]
+	require.Equal(t, "oidc-audience-mapper", mapper.ProtocolMapper)
+	require.Equal(t, acme.ClientID(), mapper.Config["included.client.audience"])
+	require.Equal(t, "true", mapper.Config["id.token.claim"])
+}
+
+func TestKubeconfig(t *testing.T) {
+	spec := oidc.KubeconfigSpec{Cluster: acme, Server: "https://kubernetes-prod.acme.example.org:443",
+		CertificateAuthority: testCA(t), IssuerURL: oidc.SystemIssuerURL("example.org")}
+	data, err := oidc.KubeconfigYAML(spec)
+	require.NoError(t, err)
+	golden(t, "kubeconfig", data)
+
+	cfg, err := clientcmd.Load(data)
+	require.NoError(t, err)
+	exec := cfg.AuthInfos["kubernetes-prod-oidc"].Exec
+	require.Equal(t, "client.authentication.k8s.io/v1", exec.APIVersion)
+	require.Equal(t, "IfAvailable", string(exec.InteractiveMode))
+	require.Contains(t, exec.Args, "--oidc-client-id=tenant-acme-kubernetes-prod")
+	require.Contains(t, exec.Args, "--oidc-pkce-method=S256")
+	require.NotContains(t, exec.Args, "--oidc-use-pkce", "deprecated in kubelogin")
+	require.Equal(t, "kubernetes-prod", cfg.CurrentContext)
+
+	secret, err := oidc.KubeconfigSecret(spec)
+	require.NoError(t, err)
+	require.Equal(t, "kubernetes-prod-oidc-kubeconfig", secret.Name)
+	require.Equal(t, data, secret.Data["kubeconfig"])
+
+	_, err = oidc.Kubeconfig(oidc.KubeconfigSpec{Cluster: acme})
+	require.ErrorIs(t, err, oidc.ErrInvalidConfig)
+}
+
+func TestBindings(t *testing.T) {
+	bindings, err := acme.Bindings([]oidc.User{{Email: "alice@example.org", Role: oidc.RoleAdmin}, {Email: "bob@example.org", Role: oidc.RoleView}})
+	require.NoError(t, err)
+	data, err := yaml.Marshal(bindings)
+	require.NoError(t, err)
+	golden(t, "bindings", data)
+	// Cozystack's chart: sha256("<release>-<email>"), first 16 hex digits.
+	// printf 'kubernetes-prod-alice@example.org' | sha256sum | cut -c1-16
+	require.Equal(t, "cozystack-oidc-8a64bbdb80d70d82", oidc.BindingName("kubernetes-prod", "alice@example.org"))
+
+	for name, users := range map[string][]oidc.User{
+		"empty email":  {{Role: oidc.RoleView}},
+		"unknown role": {{Email: "a@b", Role: "owner"}},
+		"duplicate":    {{Email: "a@b", Role: oidc.RoleView}, {Email: "a@b", Role: oidc.RoleAdmin}},
+	} {
+		_, err := acme.Bindings(users)
+		require.ErrorIs(t, err, oidc.ErrInvalidUser, name)
+	}
+}
+
+func TestPlanRBAC(t *testing.T) {
+	users := []oidc.User{{Email: "alice@example.org", Role: oidc.RoleAdmin}, {Email: "bob@example.org", Role: oidc.RoleView}}
+	desired, err := acme.Bindings(users)
+	require.NoError(t, err)
+	byEmail := func(bs []rbacv1.ClusterRoleBinding, email string) rbacv1.ClusterRoleBinding {
+		for _, b := range bs {
+			if b.Subjects[0].Name == email {
+				return b
+			}
+		}
+		t.Fatalf("no binding for %s", email)
+		return rbacv1.ClusterRoleBinding{}
+	}
+	alice, bob := byEmail(desired, "alice@example.org"), byEmail(desired, "bob@example.org")
+
+	plan, err := oidc.PlanRBAC(acme, users, nil)
+	require.NoError(t, err)
+	require.Len(t, plan.Changes, 2)
+	require.Equal(t, oidc.ActionCreate, plan.Changes[0].Action)
+
+	plan, err = oidc.PlanRBAC(acme, users, desired)
+	require.NoError(t, err)
+	require.True(t, plan.Empty())
+	require.Contains(t, plan.String(), "up to date (2 bindings)")
+
+	demoted := alice.DeepCopy()
+	demoted.RoleRef.Name = "view"
+	relabelled := bob.DeepCopy()
+	relabelled.Labels = nil
+	stale := alice.DeepCopy()
+	stale.Name = oidc.BindingName(acme.Release(), "carol@example.org")
+	stale.Subjects[0].Name = "carol@example.org"
+	plan, err = oidc.PlanRBAC(acme, users, []rbacv1.ClusterRoleBinding{*demoted, *relabelled, *stale})
+	require.NoError(t, err)
+	actions := map[string]oidc.Action{}
+	for _, ch := range plan.Changes {
+		actions[ch.Binding.Name] = ch.Action
+	}
+	require.Equal(t, map[string]oidc.Action{
+		alice.Name: oidc.ActionReplace, bob.Name: oidc.ActionUpdate, stale.Name: oidc.ActionDelete,
+	}, actions)
+	golden(t, "rbac-plan", []byte(plan.String()))
+}

@@ -1,0 +1,208 @@
+package oidc_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cozystack/tenantkit/oidc"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// golden compares got with testdata/<name>.golden (rewritten with -update).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test -update to create %s", path)
+	require.Equal(t, string(want), string(got))
+}
+
+// testCA is a fixed CA certificate (testdata/ca.pem), so that golden files
+// stay stable.
+func testCA(t *testing.T) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "ca.pem"))
+	require.NoError(t, err)
+	return data
+}
+
+func TestRenderSystem(t *testing.T) {
+	for _, tc := range []struct {
+		name, version, wantAPI string
+		ca                     []byte
+	}{
+		{"system-v1", "v1.35", "apiserver.config.k8s.io/v1", nil},
+		{"system-v1beta1", "1.32.4", "apiserver.config.k8s.io/v1beta1", nil},
+		{"system-v1-ca", "", "apiserver.config.k8s.io/v1", testCA(t)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{
+				Cluster: acme, Mode: oidc.ModeSystem, KubernetesVersion: tc.version,
+				RootHost: "example.org", CertificateAuthority: tc.ca,
+			})
+			require.NoError(t, err)
+			require.Equal(t, tc.wantAPI, auth.APIVersion)
+			golden(t, "authn-"+tc.name, auth.YAML)
+
+			// What we render is what the apiserver loads.
+			parsed, err := oidc.ParseAuthenticationConfiguration(auth.YAML)
+			require.NoError(t, err)
+			require.Equal(t, auth.Config, parsed)
+			require.Equal(t, "https://keycloak.example.org/realms/cozy", parsed.JWT[0].Issuer.URL)
+
+			require.Equal(t, "kubernetes-prod-oidc-authn-config", auth.Secret.Name)
+			require.Equal(t, "tenant-acme", auth.Secret.Namespace)
+			require.Equal(t, auth.YAML, auth.Secret.Data["config.yaml"])
+			require.Equal(t, []string{"--authentication-config=/etc/kubernetes/authentication-config/config.yaml"}, auth.APIServerArgs)
+			require.Equal(t, "kubernetes-prod-oidc-authn-config", auth.Volume.Secret.SecretName)
+			require.Equal(t, "authentication-config", auth.VolumeMount.Name)
+		})
+	}
+}
+
+func TestRenderCustomConfig(t *testing.T) {
+	inline := `apiVersion: apiserver.config.k8s.io/v1beta1
+kind: AuthenticationConfiguration
+jwt:
+- issuer:
+    url: https://login.example.com
+    audiences: [acme-prod]
+  claimMappings:
+    username: {claim: email, prefix: ""}
+    groups: {claim: groups, prefix: ""}
+`
+	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, Mode: oidc.ModeCustomConfig,
+		Custom: oidc.CustomConfig{Config: inline}})
+	require.NoError(t, err)
+	require.Equal(t, inline, string(auth.Secret.Data["config.yaml"]), "stored verbatim")
+	require.Equal(t, "apiserver.config.k8s.io/v1beta1", auth.APIVersion)
+	require.Equal(t, "https://login.example.com", auth.Config.JWT[0].Issuer.URL)
+	require.Empty(t, auth.Config.JWT[0].ClaimValidationRules, "no gate is injected into a custom config")
+
+	auth, err = oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, Mode: oidc.ModeCustomConfig,
+		Custom: oidc.CustomConfig{SecretRef: "my-authn"}})
+	require.NoError(t, err)
+	require.Nil(t, auth.Secret)
+	require.Nil(t, auth.Config)
+	require.Equal(t, "my-authn", auth.Volume.Secret.SecretName)
+	require.Len(t, auth.APIServerArgs, 1)
+}
+
+func TestRenderNone(t *testing.T) {
+	for _, mode := range []oidc.Mode{"", oidc.ModeNone} {
+		auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Mode: mode, ExtraArgs: []string{"--oidc-issuer-url=x"}})
+		require.NoError(t, err)
+		require.Equal(t, oidc.ModeNone, auth.Mode)
+		require.Nil(t, auth.Secret)
+		require.Empty(t, auth.APIServerArgs)
+	}
+}
+
+func TestRenderRefuses(t *testing.T) {
+	system := oidc.AuthenticationSpec{Cluster: acme, Mode: oidc.ModeSystem, RootHost: "example.org"}
+	with := func(edit func(*oidc.AuthenticationSpec)) oidc.AuthenticationSpec {
+		s := system
+		edit(&s)
+		return s
+	}
+	for name, tc := range map[string]struct {
+		spec oidc.AuthenticationSpec
+		want error
+	}{
+		"unknown mode":          {with(func(s *oidc.AuthenticationSpec) { s.Mode = "Keycloak" }), oidc.ErrUnknownMode},
+		"system without issuer": {with(func(s *oidc.AuthenticationSpec) { s.RootHost = "" }), oidc.ErrNoIssuer},
+		"custom with both": {with(func(s *oidc.AuthenticationSpec) {
+			s.Mode, s.Custom = oidc.ModeCustomConfig, oidc.CustomConfig{Config: "x", SecretRef: "y"}
+		}), oidc.ErrCustomConfigAmbiguous},
+		"custom with neither": {with(func(s *oidc.AuthenticationSpec) { s.Mode = oidc.ModeCustomConfig }), oidc.ErrCustomConfigMissing},
+		"legacy oidc flag": {with(func(s *oidc.AuthenticationSpec) {
+			s.ExtraArgs = []string{"--v=2", "--oidc-issuer-url=https://x"}
+		}), oidc.ErrLegacyOIDCFlag},
+		"second authentication-config": {with(func(s *oidc.AuthenticationSpec) {
+			s.ExtraArgs = []string{"--authentication-config=/x.yaml"}
+		}), oidc.ErrLegacyOIDCFlag},
+		"reserved volume": {with(func(s *oidc.AuthenticationSpec) {
+			s.ExtraVolumes = []string{"talos-extra", "authentication-config"}
+		}), oidc.ErrReservedVolume},
+		"kubernetes 1.29":  {with(func(s *oidc.AuthenticationSpec) { s.KubernetesVersion = "v1.29" }), oidc.ErrUnsupportedVersion},
+		"garbage version":  {with(func(s *oidc.AuthenticationSpec) { s.KubernetesVersion = "latest" }), oidc.ErrUnsupportedVersion},
+		"http issuer":      {with(func(s *oidc.AuthenticationSpec) { s.IssuerURL = "http://idp.example.org" }), oidc.ErrInvalidConfig},
+		"no cluster name":  {with(func(s *oidc.AuthenticationSpec) { s.Cluster.Name = "" }), oidc.ErrInvalidConfig},
+		"custom not yaml":  {with(func(s *oidc.AuthenticationSpec) { s.Mode, s.Custom.Config = oidc.ModeCustomConfig, "{" }), oidc.ErrInvalidConfig},
+		"custom bad field": {with(func(s *oidc.AuthenticationSpec) { s.Mode, s.Custom.Config = oidc.ModeCustomConfig, customWith("  issuerr: x") }), oidc.ErrInvalidConfig},
+		"custom bad cel": {with(func(s *oidc.AuthenticationSpec) {
+			s.Mode, s.Custom.Config = oidc.ModeCustomConfig, customWith("  claimValidationRules:\n  - expression: claims.groups.exists(g, g == 'x')\n    message: m")
+		}), oidc.ErrInvalidConfig},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := oidc.RenderAuthentication(tc.spec)
+			require.ErrorIs(t, err, tc.want)
+		})
+	}
+}
+
+// customWith returns a valid v1 config with one more line in the jwt entry.
+func customWith(line string) string {
+	return `apiVersion: apiserver.config.k8s.io/v1
+kind: AuthenticationConfiguration
+jwt:
+- issuer:
+    url: https://login.example.com
+    audiences: [acme-prod]
+  claimMappings:
+    username: {claim: sub, prefix: "x:"}
+` + line + "\n"
+}
+
+func TestConfigErrorNamesTheField(t *testing.T) {
+	_, err := oidc.ParseAuthenticationConfiguration([]byte(customWith("  claimValidationRules:\n  - expression: claims.groups.exists(g, g == 'x')\n    message: m")))
+	var ce *oidc.ConfigError
+	require.ErrorAs(t, err, &ce)
+	require.Contains(t, err.Error(), "jwt[0].claimValidationRules[0].expression")
+	require.Contains(t, err.Error(), "cannot be range of a comprehension")
+}
+
+func TestNames(t *testing.T) {
+	require.Equal(t, "tenant-acme-kubernetes-prod", acme.ClientID())
+	require.Equal(t, "tenant-acme-kubernetes-prod-audience", acme.AudienceScope())
+	require.Equal(t, "kubernetes-prod-oidc-authn-config", acme.AuthnConfigSecret())
+	require.Equal(t, "kubernetes-prod-oidc-kubeconfig", acme.KubeconfigSecret())
+	require.Equal(t, "https://keycloak.example.org/realms/cozy", oidc.SystemIssuerURL("example.org"))
+	require.Equal(t, []string{"tenant-acme-view", "tenant-acme-use", "tenant-acme-admin", "tenant-acme-super-admin"}, acme.TenantGroups())
+
+	// 241 + "-kubernetes-" puts a '-' at index 252: cut, then trimmed.
+	long := oidc.Cluster{Namespace: "tenant-" + repeat("a", 234), Name: "x"}
+	id := long.ClientID()
+	require.Len(t, id, 252, "cut to 253, then the trailing '-' trimmed")
+	require.NotEqual(t, '-', rune(id[len(id)-1]))
+}
+
+func repeat(s string, n int) string {
+	out := ""
+	for range n {
+		out += s
+	}
+	return out
+}
+
+// TestRenderedConfigRoundTripsThroughYAML checks that the v1 YAML is what
+// the apiserver documents, field for field.
+func TestRenderedConfigRoundTripsThroughYAML(t *testing.T) {
+	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, Mode: oidc.ModeSystem, IssuerURL: "https://idp.example.org"})
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, yaml.Unmarshal(auth.YAML, &doc))
+	jwt := doc["jwt"].([]any)[0].(map[string]any)
+	require.Equal(t, []any{"tenant-acme-kubernetes-prod"}, jwt["issuer"].(map[string]any)["audiences"])
+	require.Equal(t, map[string]any{"claim": "email", "prefix": ""}, jwt["claimMappings"].(map[string]any)["username"])
+}
