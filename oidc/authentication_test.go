@@ -134,12 +134,14 @@ func TestRenderRefuses(t *testing.T) {
 		"reserved volume": {with(func(s *oidc.AuthenticationSpec) {
 			s.ExtraVolumes = []string{"talos-extra", "authentication-config"}
 		}), oidc.ErrReservedVolume},
-		"kubernetes 1.29":  {with(func(s *oidc.AuthenticationSpec) { s.KubernetesVersion = "v1.29" }), oidc.ErrUnsupportedVersion},
-		"garbage version":  {with(func(s *oidc.AuthenticationSpec) { s.KubernetesVersion = "latest" }), oidc.ErrUnsupportedVersion},
-		"http issuer":      {with(func(s *oidc.AuthenticationSpec) { s.IssuerURL = "http://idp.example.org" }), oidc.ErrInvalidConfig},
-		"no cluster name":  {with(func(s *oidc.AuthenticationSpec) { s.Cluster.Name = "" }), oidc.ErrInvalidConfig},
-		"custom not yaml":  {with(func(s *oidc.AuthenticationSpec) { s.Mode, s.Custom.Config = oidc.ModeCustomConfig, "{" }), oidc.ErrInvalidConfig},
-		"custom bad field": {with(func(s *oidc.AuthenticationSpec) { s.Mode, s.Custom.Config = oidc.ModeCustomConfig, customWith("  issuerr: x") }), oidc.ErrInvalidConfig},
+		"kubernetes 1.29": {with(func(s *oidc.AuthenticationSpec) { s.KubernetesVersion = "v1.29" }), oidc.ErrUnsupportedVersion},
+		"garbage version": {with(func(s *oidc.AuthenticationSpec) { s.KubernetesVersion = "latest" }), oidc.ErrUnsupportedVersion},
+		"http issuer":     {with(func(s *oidc.AuthenticationSpec) { s.IssuerURL = "http://idp.example.org" }), oidc.ErrInvalidConfig},
+		"no cluster name": {with(func(s *oidc.AuthenticationSpec) { s.Cluster.Name = "" }), oidc.ErrInvalidConfig},
+		"custom not yaml": {with(func(s *oidc.AuthenticationSpec) { s.Mode, s.Custom.Config = oidc.ModeCustomConfig, "{" }), oidc.ErrInvalidConfig},
+		"custom bad field": {with(func(s *oidc.AuthenticationSpec) {
+			s.Mode, s.Custom.Config = oidc.ModeCustomConfig, customWith("  issuerr: x")
+		}), oidc.ErrInvalidConfig},
 		"custom bad cel": {with(func(s *oidc.AuthenticationSpec) {
 			s.Mode, s.Custom.Config = oidc.ModeCustomConfig, customWith("  claimValidationRules:\n  - expression: claims.groups.exists(g, g == 'x')\n    message: m")
 		}), oidc.ErrInvalidConfig},
