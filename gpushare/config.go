@@ -1,0 +1,101 @@
+package gpushare
+
+import (
+	"fmt"
+	"log/slog"
+)
+
+// ResourceNames are the extended resource names HAMi is configured with.
+// Empty fields take HAMi's defaults (nvidia.com/gpu, nvidia.com/gpumem,
+// nvidia.com/gpumem-percentage, nvidia.com/gpucores).
+type ResourceNames struct {
+	GPU, Memory, MemoryPercentage, Cores string
+}
+
+// Config mirrors the HAMi settings that decide requests, placement and
+// accounting. Its zero value is HAMi v2.9's chart defaults, the version
+// Cozystack ships: webhook defaults applied, defaultMemory 0 (a bare
+// nvidia.com/gpu takes the whole card), defaultCores 0, defaultGPUNum 1,
+// memoryFactor 1, node binpack and GPU spread, every allocation entry
+// counted.
+type Config struct {
+	// Resources are the resource names; zero fields take the defaults.
+	Resources ResourceNames
+
+	// DefaultMemoryMiB is HAMi's defaultMemory: the MiB a container that
+	// names neither gpumem nor gpumem-percentage gets. 0 means 100 % of the
+	// card.
+	DefaultMemoryMiB int32
+	// DefaultCores is HAMi's defaultCores: the cores of a container without
+	// gpucores (before the webhook's exclusive default).
+	DefaultCores int32
+	// DefaultGPUNum is HAMi's defaultGPUNum, the nvidia.com/gpu the webhook
+	// adds to a container that asks for memory or cores only. 0 means 1.
+	DefaultGPUNum int32
+	// MemoryFactor is HAMi's memoryFactor: gpumem is multiplied by it.
+	// 0 means 1.
+	MemoryFactor int32
+	// SkipWebhookDefaults reads pod specs as HAMi's scheduler sees pods
+	// that bypassed its admission webhook: no defaultGPUNum, and no
+	// gpucores 100 for containers that take a whole card's memory (the
+	// v2.7+ exclusive default).
+	SkipWebhookDefaults bool
+
+	// NodePolicy is the default node policy ("" means NodeBinpack).
+	NodePolicy NodePolicy
+	// GPUPolicy is the default GPU policy ("" means GPUSpread).
+	GPUPolicy GPUPolicy
+
+	// CollapseInitContainers counts usage as HAMi v2.10 does: per pod and
+	// GPU, the larger of the biggest init container and the sum of the app
+	// containers, shrinking to app containers once all init containers
+	// succeeded. False counts every allocation entry, as HAMi v2.9 and
+	// earlier do.
+	CollapseInitContainers bool
+
+	// Logger receives debug logs of the ledger; nil discards them.
+	Logger *slog.Logger
+}
+
+// withDefaults checks c and fills in its defaults.
+func (c Config) withDefaults() (Config, error) {
+	r := &c.Resources
+	if r.GPU == "" {
+		r.GPU = ResourceGPU
+	}
+	if r.Memory == "" {
+		r.Memory = ResourceMemory
+	}
+	if r.MemoryPercentage == "" {
+		r.MemoryPercentage = ResourceMemoryPercentage
+	}
+	if r.Cores == "" {
+		r.Cores = ResourceCores
+	}
+	if c.DefaultGPUNum == 0 {
+		c.DefaultGPUNum = 1
+	}
+	if c.MemoryFactor == 0 {
+		c.MemoryFactor = 1
+	}
+	if c.NodePolicy == "" {
+		c.NodePolicy = NodeBinpack
+	}
+	if c.GPUPolicy == "" {
+		c.GPUPolicy = GPUSpread
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case c.DefaultMemoryMiB < 0, c.DefaultCores < 0, c.DefaultCores > 100, c.DefaultGPUNum < 0, c.MemoryFactor < 0:
+		return c, fmt.Errorf("%w: negative default, or defaultCores over 100", ErrInvalidConfig)
+	}
+	if _, err := ParseNodePolicy(string(c.NodePolicy)); err != nil {
+		return c, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	if _, err := compileGPUPolicy(c.GPUPolicy); err != nil {
+		return c, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,39 @@
+package discovery
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNoNVML means NVML cannot be used on this machine: libnvidia-ml is not
+// installed, or the NVIDIA driver is not loaded. Machines without NVIDIA
+// GPUs get it from Discover; it is the one error to expect there.
+var ErrNoNVML = errors.New("NVML unavailable: no NVIDIA driver (libnvidia-ml) on this machine")
+
+// NVMLError reports an NVML call that failed.
+type NVMLError struct {
+	// Call is the NVML function, e.g. "nvmlDeviceGetUUID".
+	Call string
+	// Device is the device index, or -1 for library calls.
+	Device int
+	// Code is NVML's return code and Message its text.
+	Code    int
+	Message string
+	// Err is ErrNoNVML when the failure means NVML is not available.
+	Err error
+}
+
+func (e *NVMLError) Error() string {
+	where := e.Call
+	if e.Device >= 0 {
+		where = fmt.Sprintf("%s (device %d)", e.Call, e.Device)
+	}
+	msg := fmt.Sprintf("%s: %s (NVML code %d)", where, e.Message, e.Code)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns ErrNoNVML when NVML is unavailable, nil otherwise.
+func (e *NVMLError) Unwrap() error { return e.Err }

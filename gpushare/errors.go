@@ -1,0 +1,110 @@
+package gpushare
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors to branch on with errors.Is. The typed errors below wrap
+// one of them.
+var (
+	// ErrMalformedAnnotation means an annotation value does not follow the
+	// format HAMi writes. It is wrapped by *AnnotationError.
+	ErrMalformedAnnotation = errors.New("malformed annotation")
+
+	// ErrInvalidRequest means a pod asks for GPU resources in a way HAMi
+	// would reject or silently drop (a gpumem that is not a whole number of
+	// MiB, a percentage outside 0–100, an unknown policy). It is wrapped by
+	// *RequestError.
+	ErrInvalidRequest = errors.New("invalid GPU request")
+
+	// ErrNoFit means no node can host the pod. It is wrapped by *FitError,
+	// which says why per node and per GPU.
+	ErrNoFit = errors.New("pod fits no node")
+
+	// ErrOverAllocation means an allocation would take more memory, cores
+	// or slots than a GPU has. The ledger refuses it and changes nothing.
+	ErrOverAllocation = errors.New("allocation exceeds GPU capacity")
+
+	// ErrUnknownNode means the ledger has no GPU node of that name.
+	ErrUnknownNode = errors.New("unknown node")
+
+	// ErrUnknownGPU means an allocation names a GPU the node does not
+	// register.
+	ErrUnknownGPU = errors.New("unknown GPU")
+
+	// ErrPodExists means the ledger already holds an allocation for the pod.
+	ErrPodExists = errors.New("pod already allocated")
+
+	// ErrInvalidConfig means a Config, addon setting or plugin setting is
+	// out of range.
+	ErrInvalidConfig = errors.New("invalid configuration")
+
+	// ErrHAMiRequiresGPUOperator is the Cozystack chart's refusal to enable
+	// the HAMi addon without the GPU Operator addon.
+	ErrHAMiRequiresGPUOperator = errors.New("addons.hami requires addons.gpuOperator to be enabled")
+
+	// ErrUnencodable means a value cannot be written in the requested
+	// format, e.g. a GPU type containing a comma in the colon/comma
+	// registration string.
+	ErrUnencodable = errors.New("value cannot be encoded in this format")
+
+	// ErrUnknownImage means the glibc compatibility table has no row for a
+	// workload base image.
+	ErrUnknownImage = errors.New("unknown base image")
+)
+
+// AnnotationError reports an annotation value that could not be decoded.
+// The value itself is kept short in the message; Value holds it whole.
+type AnnotationError struct {
+	// Key is the annotation key, e.g. "hami.io/node-nvidia-register".
+	Key string
+	// Value is the offending value.
+	Value string
+	// Reason says what is wrong, e.g. `device 2: count "x": not a number`.
+	Reason string
+}
+
+func (e *AnnotationError) Error() string {
+	return fmt.Sprintf("%s: %s (value %q)", e.Key, e.Reason, clip(e.Value, 80))
+}
+
+// Unwrap returns ErrMalformedAnnotation.
+func (e *AnnotationError) Unwrap() error { return ErrMalformedAnnotation }
+
+// RequestError reports a container whose GPU request is invalid.
+type RequestError struct {
+	// Pod is "namespace/name" when known.
+	Pod string
+	// Container is the container's name; empty for pod-level annotations.
+	Container string
+	// Resource is the resource or annotation at fault, e.g.
+	// "nvidia.com/gpumem".
+	Resource string
+	// Reason says what is wrong.
+	Reason string
+}
+
+func (e *RequestError) Error() string {
+	where := e.Pod
+	if e.Container != "" {
+		if where != "" {
+			where += " "
+		}
+		where += "container " + e.Container
+	}
+	if where == "" {
+		return fmt.Sprintf("%s: %s", e.Resource, e.Reason)
+	}
+	return fmt.Sprintf("%s: %s: %s", where, e.Resource, e.Reason)
+}
+
+// Unwrap returns ErrInvalidRequest.
+func (e *RequestError) Unwrap() error { return ErrInvalidRequest }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,168 @@
+package gpushare
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Reason is why a GPU or node cannot take a container. The names are
+// HAMi's, as they appear in its scheduling events, plus CardCordoned,
+// CardMigUnsupported and NodeNotRegistered.
+type Reason string
+
+// Reasons, in the order HAMi checks them.
+const (
+	ReasonCardNotHealth                     Reason = "CardNotHealth"
+	ReasonCardCordoned                      Reason = "CardCordoned"
+	ReasonCardTypeMismatch                  Reason = "CardTypeMismatch"
+	ReasonNUMANotFit                        Reason = "NumaNotFit"
+	ReasonCardUUIDMismatch                  Reason = "CardUuidMismatch"
+	ReasonCardTimeSlicingExhausted          Reason = "CardTimeSlicingExhausted"
+	ReasonExclusiveDeviceAllocateConflict   Reason = "ExclusiveDeviceAllocateConflict"
+	ReasonCardInsufficientMemory            Reason = "CardInsufficientMemory"
+	ReasonCardInsufficientCore              Reason = "CardInsufficientCore"
+	ReasonCardComputeUnitsExhausted         Reason = "CardComputeUnitsExhausted"
+	ReasonCardMIGUnsupported                Reason = "CardMigUnsupported"
+	ReasonNodeInsufficientDevice            Reason = "NodeInsufficientDevice"
+	ReasonAllocatedCardsInsufficientRequest Reason = "AllocatedCardsInsufficientRequest"
+	ReasonNodeNotRegistered                 Reason = "NodeNotRegistered"
+)
+
+// GPUFailure says why one GPU could not take a container.
+type GPUFailure struct {
+	// ID is the GPU UUID.
+	ID     string
+	Reason Reason
+	// Detail has the numbers, e.g. "2048 MiB free < 3000 requested".
+	Detail string
+}
+
+// NodeFailure says why a pod does not fit on one node.
+type NodeFailure struct {
+	Node string
+	// Container is the first container that did not fit.
+	Container string
+	Reason    Reason
+	// Detail has the numbers, e.g. "1 of 2 GPUs fit".
+	Detail string
+	// GPUs has a failure per GPU checked for Container.
+	GPUs []GPUFailure
+}
+
+// String reads "node-3: GPU-1a2b: 2048 MiB free < 3000 requested
+// (container main: 0 of 1 GPUs fit)".
+func (f NodeFailure) String() string {
+	var b strings.Builder
+	b.WriteString(f.Node)
+	b.WriteString(": ")
+	ctr := f.Detail
+	if f.Container != "" {
+		ctr = "container " + f.Container + ": " + f.Detail
+	}
+	if len(f.GPUs) == 0 {
+		b.WriteString(ctr)
+		return b.String()
+	}
+	for i, g := range f.GPUs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(g.ID + ": " + g.Detail)
+	}
+	b.WriteString(" (" + ctr + ")")
+	return b.String()
+}
+
+// FitError reports a pod that fits no node, with the reason per node and
+// per GPU. It wraps ErrNoFit.
+type FitError struct {
+	// Pod is "namespace/name".
+	Pod string
+	// Nodes has one entry per GPU node, in name order.
+	Nodes []NodeFailure
+}
+
+// maxNodesInMessage bounds Error's length on large clusters; Nodes has all.
+const maxNodesInMessage = 5
+
+func (e *FitError) Error() string {
+	if len(e.Nodes) == 0 {
+		return fmt.Sprintf("pod %s fits no node: no GPU nodes", e.Pod)
+	}
+	parts := make([]string, 0, maxNodesInMessage+1)
+	for i, n := range e.Nodes {
+		if i == maxNodesInMessage {
+			parts = append(parts, fmt.Sprintf("and %d more nodes", len(e.Nodes)-i))
+			break
+		}
+		parts = append(parts, n.String())
+	}
+	return fmt.Sprintf("pod %s fits none of %d GPU nodes (%s): %s", e.Pod, len(e.Nodes), e.Summary(), strings.Join(parts, " | "))
+}
+
+// Unwrap returns ErrNoFit.
+func (e *FitError) Unwrap() error { return ErrNoFit }
+
+// Summary aggregates GPU reasons as HAMi's events do, "N/M Reason" with M
+// the number of GPUs checked, most frequent first.
+func (e *FitError) Summary() string {
+	counts := map[Reason]int{}
+	total := 0
+	for _, n := range e.Nodes {
+		if len(n.GPUs) == 0 {
+			counts[n.Reason]++
+			total++
+		}
+		for _, g := range n.GPUs {
+			counts[g.Reason]++
+			total++
+		}
+	}
+	reasons := make([]Reason, 0, len(counts))
+	for r := range counts {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		if counts[reasons[i]] != counts[reasons[j]] {
+			return counts[reasons[i]] > counts[reasons[j]]
+		}
+		return reasons[i] < reasons[j]
+	})
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%d/%d %s", counts[r], total, r)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// gpuDetail writes the numbers behind a GPU reason.
+func gpuDetail(r Reason, w *workGPU, c *ContainerRequest, sel *Selectors) string {
+	d := &w.g.dev
+	switch r {
+	case ReasonCardNotHealth:
+		return "unhealthy"
+	case ReasonCardCordoned:
+		return "cordoned by " + AnnotationCordon
+	case ReasonCardTypeMismatch:
+		return sel.typeAllowed(d)
+	case ReasonCardUUIDMismatch:
+		return sel.uuidAllowed(d.ID)
+	case ReasonCardTimeSlicingExhausted:
+		return fmt.Sprintf("all %d slots used", d.Count)
+	case ReasonExclusiveDeviceAllocateConflict:
+		if c.Cores == 100 {
+			return fmt.Sprintf("exclusive request (100 cores) needs an idle card; %d tasks use it", w.used.Slots)
+		}
+		return fmt.Sprintf("mutex policy needs an idle card; %d tasks use it", w.used.Slots)
+	case ReasonCardInsufficientMemory:
+		return fmt.Sprintf("%d MiB free < %d requested", int64(d.MemoryMiB)-w.used.MemoryMiB, c.memoryOn(d.MemoryMiB))
+	case ReasonCardInsufficientCore:
+		return fmt.Sprintf("%d cores free < %d requested", int64(d.Cores)-w.used.Cores, c.Cores)
+	case ReasonCardComputeUnitsExhausted:
+		return fmt.Sprintf("all %d cores allocated; a 0-core request cannot join", d.Cores)
+	case ReasonCardMIGUnsupported:
+		return "dynamic MIG placement is not modelled by gpushare"
+	}
+	return string(r)
+}

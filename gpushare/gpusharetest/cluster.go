@@ -1,0 +1,101 @@
+package gpusharetest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/cozystack/tenantkit/gpushare"
+)
+
+// ClusterConfig shapes a synthetic cluster.
+type ClusterConfig struct {
+	// Nodes and GPUsPerNode size the cluster (defaults 10 and 8).
+	Nodes, GPUsPerNode int
+	// Pods is the number of allocated pods to place (default 0).
+	Pods int
+	// Namespaces spreads the pods over this many namespaces (default 10).
+	Namespaces int
+	// Seed makes the cluster reproducible.
+	Seed uint64
+}
+
+// Models are the GPU models Cluster cycles through, by node.
+var Models = []struct {
+	Type      string
+	MemoryMiB int32
+}{
+	{"NVIDIA A100-SXM4-80GB", 81920},
+	{"NVIDIA L40S", 46068},
+	{"NVIDIA-Tesla T4", 15360},
+}
+
+// Cluster returns GPU nodes (node-00000, …; models cycle through Models)
+// and running pods with HAMi allocations that respect every GPU's
+// capacity: shares of 1–2 GPUs, 1–16 GiB and 0–30 cores each, placed at
+// random. The same config gives the same objects.
+func Cluster(t testing.TB, cfg ClusterConfig) ([]corev1.Node, []corev1.Pod) {
+	t.Helper()
+	if cfg.Nodes == 0 {
+		cfg.Nodes = 10
+	}
+	if cfg.GPUsPerNode == 0 {
+		cfg.GPUsPerNode = 8
+	}
+	if cfg.Namespaces == 0 {
+		cfg.Namespaces = 10
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))
+	nodes := make([]corev1.Node, cfg.Nodes)
+	free := make([][]gpushare.Amount, cfg.Nodes)
+	devs := make([][]gpushare.Device, cfg.Nodes)
+	for i := range nodes {
+		m := Models[i%len(Models)]
+		devs[i] = GPUs(fmt.Sprintf("%05d", i), cfg.GPUsPerNode, m.Type, m.MemoryMiB)
+		nodes[i] = *Node(t, fmt.Sprintf("node-%05d", i), devs[i]...)
+		free[i] = make([]gpushare.Amount, cfg.GPUsPerNode)
+		for g := range free[i] {
+			free[i][g] = gpushare.Amount{Slots: 10, MemoryMiB: int64(m.MemoryMiB), Cores: 100}
+		}
+	}
+	pods := make([]corev1.Pod, 0, cfg.Pods)
+	for tries := 0; len(pods) < cfg.Pods; tries++ {
+		if tries > 100*cfg.Pods+1000 {
+			t.Fatalf("gpusharetest: %d pods do not fit on %d nodes × %d GPUs", cfg.Pods, cfg.Nodes, cfg.GPUsPerNode)
+			return nil, nil
+		}
+		n := rng.IntN(cfg.Nodes)
+		want := gpushare.Amount{Slots: 1, MemoryMiB: int64(1024 << rng.IntN(5)), Cores: int64(10 * rng.IntN(4))}
+		count := 1 + rng.IntN(10)/9
+		var ctr gpushare.ContainerAllocation
+		for g := range free[n] {
+			f := free[n][g]
+			if len(ctr) < count && f.Slots >= 1 && f.MemoryMiB >= want.MemoryMiB && f.Cores >= want.Cores {
+				ctr = append(ctr, gpushare.DeviceAllocation{UUID: devs[n][g].ID, Type: gpushare.VendorNVIDIA,
+					MemoryMiB: int32(want.MemoryMiB), Cores: int32(want.Cores)})
+			}
+		}
+		if len(ctr) < count {
+			continue
+		}
+		for _, d := range ctr {
+			g := int(devIndex(devs[n], d.UUID))
+			free[n][g] = free[n][g].Sub(want)
+		}
+		p := gpushare.Placement{Namespace: fmt.Sprintf("team-%02d", len(pods)%cfg.Namespaces),
+			Name: fmt.Sprintf("pod-%06d", len(pods)), Node: nodes[n].Name, Containers: gpushare.PodAllocation{ctr}}
+		pods = append(pods, *AllocatedPod(t, p))
+	}
+	return nodes, pods
+}
+
+func devIndex(devs []gpushare.Device, id string) uint {
+	for _, d := range devs {
+		if d.ID == id {
+			return d.Index
+		}
+	}
+	return 0
+}

@@ -1,0 +1,128 @@
+// Package gpusharetest builds the Kubernetes objects HAMi leaves behind, for
+// tests of code that uses package gpushare: GPU nodes with the registration
+// annotation HAMi's device plugin writes, pods with the allocation
+// annotations HAMi's scheduler writes, pod specs that ask for GPU shares,
+// and whole synthetic clusters.
+//
+//	node := gpusharetest.Node(t, "gpu-1", gpusharetest.GPU("GPU-a", 0, "NVIDIA A100-SXM4-80GB", 81920))
+//	pod := gpusharetest.AllocatedPod(t, placement)
+//
+// Helpers take a testing.TB first and fail the test on bad input; they
+// never panic.
+package gpusharetest
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cozystack/tenantkit/gpushare"
+)
+
+// Epoch is the decision time AllocatedPod writes in hami.io/vgpu-time, so
+// fixtures are reproducible.
+var Epoch = time.Date(2026, 8, 21, 10, 0, 0, 0, time.UTC)
+
+// GPU returns a healthy hami-core GPU registered with HAMi's chart
+// defaults: 10 slots, 100 cores.
+func GPU(id string, index uint, model string, memoryMiB int32) gpushare.Device {
+	return gpushare.Device{ID: id, Index: index, Count: 10, MemoryMiB: memoryMiB, Cores: 100,
+		Type: model, Mode: gpushare.ModeHAMiCore, Health: true}
+}
+
+// GPUs returns n GPUs of one model with UUIDs "GPU-<prefix>-<i>".
+func GPUs(prefix string, n int, model string, memoryMiB int32) []gpushare.Device {
+	out := make([]gpushare.Device, n)
+	for i := range out {
+		out[i] = GPU(fmt.Sprintf("GPU-%s-%d", prefix, i), uint(i), model, memoryMiB)
+	}
+	return out
+}
+
+// Node returns a node labelled gpu=on whose hami.io/node-nvidia-register
+// holds devs in HAMi v2.10's JSON, and whose allocatable nvidia.com/gpu is
+// GPUs × slots, as the device plugin leaves it.
+func Node(t testing.TB, name string, devs ...gpushare.Device) *corev1.Node {
+	t.Helper()
+	return NodeIn(t, gpushare.FormatJSON, name, devs...)
+}
+
+// NodeIn is Node with the registration written in format.
+func NodeIn(t testing.TB, format gpushare.RegistrationFormat, name string, devs ...gpushare.Device) *corev1.Node {
+	t.Helper()
+	reg, err := gpushare.EncodeNodeDevices(devs, format)
+	if err != nil {
+		t.Fatalf("gpusharetest: encode registration of %s: %v", name, err)
+		return nil
+	}
+	var slots int64
+	for _, d := range devs {
+		slots += int64(d.Count)
+	}
+	q := *resource.NewQuantity(slots, resource.DecimalSI)
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"gpu": "on"},
+			Annotations: map[string]string{gpushare.AnnotationRegister: reg}},
+		Status: corev1.NodeStatus{
+			Capacity:    corev1.ResourceList{gpushare.ResourceGPU: q},
+			Allocatable: corev1.ResourceList{gpushare.ResourceGPU: q},
+		},
+	}
+}
+
+// Container returns a container asking, in its limits, for gpus GPUs with
+// memoryMiB and cores each; a zero memoryMiB or cores leaves that resource
+// out (HAMi's defaults apply).
+func Container(name string, gpus, memoryMiB, cores int64) corev1.Container {
+	l := corev1.ResourceList{gpushare.ResourceGPU: *resource.NewQuantity(gpus, resource.DecimalSI)}
+	if memoryMiB > 0 {
+		l[gpushare.ResourceMemory] = *resource.NewQuantity(memoryMiB, resource.DecimalSI)
+	}
+	if cores > 0 {
+		l[gpushare.ResourceCores] = *resource.NewQuantity(cores, resource.DecimalSI)
+	}
+	return corev1.Container{Name: name, Image: "registry.k8s.io/pause:3.10",
+		Resources: corev1.ResourceRequirements{Limits: l}}
+}
+
+// Pod returns a pending pod with the given containers, scheduled by
+// hami-scheduler as HAMi's webhook leaves it.
+func Pod(namespace, name string, containers ...corev1.Container) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec:       corev1.PodSpec{SchedulerName: "hami-scheduler", Containers: containers},
+	}
+}
+
+// AllocatedPod returns the pod HAMi's scheduler leaves after deciding p: a
+// container per entry of p.Containers (the first p.InitContainers as init
+// containers, named "init-<i>", the others "main-<i>"), spec.nodeName set,
+// the Filter annotations (at Epoch) with bind-phase success, phase Running.
+func AllocatedPod(t testing.TB, p gpushare.Placement) *corev1.Pod {
+	t.Helper()
+	if p.Node == "" || p.Name == "" {
+		t.Fatalf("gpusharetest: placement without node or name: %+v", p)
+		return nil
+	}
+	pod := Pod(p.Namespace, p.Name)
+	for i := range p.Containers {
+		if i < p.InitContainers {
+			pod.Spec.InitContainers = append(pod.Spec.InitContainers,
+				corev1.Container{Name: "init-" + strconv.Itoa(i), Image: "registry.k8s.io/pause:3.10"})
+			continue
+		}
+		pod.Spec.Containers = append(pod.Spec.Containers,
+			corev1.Container{Name: "main-" + strconv.Itoa(i), Image: "registry.k8s.io/pause:3.10"})
+	}
+	pod.Spec.NodeName = p.Node
+	pod.Annotations = p.Annotations(Epoch)
+	pod.Annotations[gpushare.AnnotationBindPhase] = string(gpushare.BindSuccess)
+	pod.Labels = map[string]string{gpushare.AnnotationNode: p.Node}
+	pod.Status.Phase = corev1.PodRunning
+	return pod
+}

@@ -1,0 +1,124 @@
+package gpushare
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Start fills the ledger from the cluster's Nodes and Pods through client-go
+// informers and keeps it current until ctx is done. It returns once the
+// initial lists are applied, or with ctx's error. Objects that do not
+// decode are recorded in Problems and logged. The informers keep only the
+// fields accounting needs, so their caches stay small on large clusters.
+// Start once per ledger.
+func (l *Ledger) Start(ctx context.Context, client kubernetes.Interface) error {
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(trimObject))
+	nodeReg, err := factory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { l.onNode(obj) },
+		UpdateFunc: func(_, obj any) { l.onNode(obj) },
+		DeleteFunc: func(obj any) {
+			if n, ok := untombstone(obj).(*corev1.Node); ok {
+				l.DeleteNode(n.Name)
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("watch nodes: %w", err)
+	}
+	podReg, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { l.onPod(obj) },
+		UpdateFunc: func(_, obj any) { l.onPod(obj) },
+		DeleteFunc: func(obj any) {
+			if p, ok := untombstone(obj).(*corev1.Pod); ok {
+				l.DeletePod(p.Namespace, p.Name)
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("watch pods: %w", err)
+	}
+	factory.Start(ctx.Done())
+	go func() {
+		<-ctx.Done()
+		factory.Shutdown()
+	}()
+	if !cache.WaitForCacheSync(ctx.Done(), nodeReg.HasSynced, podReg.HasSynced) {
+		return fmt.Errorf("sync nodes and pods: %w", context.Cause(ctx))
+	}
+	return nil
+}
+
+func (l *Ledger) onNode(obj any) {
+	if n, ok := obj.(*corev1.Node); ok {
+		if err := l.SetNode(n); err != nil {
+			l.log.Warn("gpushare: skipping node registration", "node", n.Name, "err", err)
+		}
+	}
+}
+
+func (l *Ledger) onPod(obj any) {
+	if p, ok := obj.(*corev1.Pod); ok {
+		if err := l.SetPod(p); err != nil {
+			l.log.Warn("gpushare: skipping pod allocation", "pod", p.Namespace+"/"+p.Name, "err", err)
+		}
+	}
+}
+
+func untombstone(obj any) any {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return t.Obj
+	}
+	return obj
+}
+
+// trimObject keeps what accounting reads: names, HAMi annotations, the
+// container counts and names, phase and init container results.
+func trimObject(obj any) (any, error) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		t := &corev1.Pod{ObjectMeta: trimMeta(&o.ObjectMeta)}
+		t.Spec.InitContainers = namesOnly(o.Spec.InitContainers)
+		t.Spec.Containers = namesOnly(o.Spec.Containers)
+		t.Status.Phase = o.Status.Phase
+		for _, s := range o.Status.InitContainerStatuses {
+			t.Status.InitContainerStatuses = append(t.Status.InitContainerStatuses,
+				corev1.ContainerStatus{Name: s.Name, State: corev1.ContainerState{Terminated: s.State.Terminated}})
+		}
+		return t, nil
+	case *corev1.Node:
+		return &corev1.Node{ObjectMeta: trimMeta(&o.ObjectMeta)}, nil
+	}
+	return obj, nil
+}
+
+func trimMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
+	t := metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
+		ResourceVersion: m.ResourceVersion, DeletionTimestamp: m.DeletionTimestamp}
+	for k, v := range m.Annotations {
+		if strings.HasPrefix(k, "hami.io/") || strings.HasPrefix(k, "nvidia.com/") {
+			if t.Annotations == nil {
+				t.Annotations = map[string]string{}
+			}
+			t.Annotations[k] = v
+		}
+	}
+	return t
+}
+
+func namesOnly(cs []corev1.Container) []corev1.Container {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]corev1.Container, len(cs))
+	for i := range cs {
+		out[i].Name = cs[i].Name
+	}
+	return out
+}

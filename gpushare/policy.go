@@ -1,0 +1,154 @@
+package gpushare
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// NodePolicy chooses among the nodes a pod fits on.
+type NodePolicy string
+
+const (
+	// NodeBinpack takes the fullest node (HAMi's default).
+	NodeBinpack NodePolicy = "binpack"
+	// NodeSpread takes the emptiest node.
+	NodeSpread NodePolicy = "spread"
+)
+
+// ParseNodePolicy checks a node policy name. HAMi silently treats unknown
+// names as spread (HAMi#1931); gpushare reports them as an error wrapping
+// ErrInvalidRequest instead.
+func ParseNodePolicy(s string) (NodePolicy, error) {
+	switch p := NodePolicy(strings.TrimSpace(s)); p {
+	case NodeBinpack, NodeSpread:
+		return p, nil
+	}
+	return "", &RequestError{Resource: AnnotationNodePolicy,
+		Reason: fmt.Sprintf("unknown node policy %q, want binpack or spread (HAMi would silently use spread)", s)}
+}
+
+// GPUPolicy orders the GPUs of a node for a container: one name or, since
+// HAMi v2.10, an ordered comma chain such as "mutex,binpack,numa".
+type GPUPolicy string
+
+// GPU policy names.
+const (
+	// GPUSpread prefers the emptiest GPU (HAMi's default).
+	GPUSpread GPUPolicy = "spread"
+	// GPUBinpack prefers the fullest GPU.
+	GPUBinpack GPUPolicy = "binpack"
+	// GPUNUMA prefers GPUs on lower NUMA nodes (a sort key, v2.10).
+	GPUNUMA GPUPolicy = "numa"
+	// GPUMutex only takes idle GPUs (a filter, v2.10).
+	GPUMutex GPUPolicy = "mutex"
+	// GPUTopologyAware picks GPUs by NVLink pair scores. gpushare accepts
+	// the name but, without pair scores, orders as spread.
+	GPUTopologyAware GPUPolicy = "topology-aware"
+)
+
+type sortKey uint8
+
+const (
+	keySpread sortKey = iota
+	keyBinpack
+	keyNUMA
+)
+
+// gpuPolicy is a parsed GPUPolicy chain.
+type gpuPolicy struct {
+	keys  []sortKey
+	mutex bool
+}
+
+// ParseGPUPolicy checks a GPU policy or policy chain. Sort keys (binpack,
+// spread, numa) apply in the order written; mutex and topology-aware are
+// filters; a chain without a sort key orders as spread. Unknown names give
+// an error wrapping ErrInvalidRequest (HAMi would silently use spread).
+func ParseGPUPolicy(s string) (GPUPolicy, error) {
+	if _, err := compileGPUPolicy(GPUPolicy(s)); err != nil {
+		return "", err
+	}
+	return GPUPolicy(strings.TrimSpace(s)), nil
+}
+
+func compileGPUPolicy(p GPUPolicy) (gpuPolicy, error) {
+	var out gpuPolicy
+	for raw := range strings.SplitSeq(string(p), ",") {
+		switch GPUPolicy(strings.TrimSpace(raw)) {
+		case GPUSpread:
+			out.keys = append(out.keys, keySpread)
+		case GPUBinpack:
+			out.keys = append(out.keys, keyBinpack)
+		case GPUNUMA:
+			out.keys = append(out.keys, keyNUMA)
+		case GPUMutex:
+			out.mutex = true
+		case GPUTopologyAware:
+		default:
+			return gpuPolicy{}, &RequestError{Resource: AnnotationGPUPolicy,
+				Reason: fmt.Sprintf("unknown GPU policy %q in %q, want binpack, spread, numa, mutex or topology-aware (HAMi would silently use spread)", strings.TrimSpace(raw), p)}
+		}
+	}
+	return out, nil
+}
+
+// Weights weigh the slot, core and memory terms of a GPU's score.
+type Weights struct {
+	Slot, Core, Memory int32
+}
+
+// DefaultWeights are HAMi's default scoring weights, 1,1,1.
+var DefaultWeights = Weights{Slot: 1, Core: 1, Memory: 1}
+
+// ParseWeights decodes hami.io/device-scoring-weights: exactly the keys
+// slot, core and memory, each once, with non-negative integer values, at
+// least one positive, e.g. "slot=1,core=2,memory=1". Errors wrap
+// ErrInvalidRequest.
+func ParseWeights(s string) (Weights, error) {
+	bad := func(why string) (Weights, error) {
+		return Weights{}, &RequestError{Resource: AnnotationScoringWeights, Reason: fmt.Sprintf("%q: %s", s, why)}
+	}
+	var (
+		w    Weights
+		seen = map[string]bool{}
+	)
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return bad("want slot=a,core=b,memory=c")
+	}
+	for _, part := range parts {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return bad("want slot=a,core=b,memory=c")
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+		if err != nil || n < 0 {
+			return bad(fmt.Sprintf("weight %q is not a non-negative integer", v))
+		}
+		k = strings.TrimSpace(k)
+		if seen[k] {
+			return bad("key " + k + " twice")
+		}
+		seen[k] = true
+		switch k {
+		case "slot":
+			w.Slot = int32(n)
+		case "core":
+			w.Core = int32(n)
+		case "memory":
+			w.Memory = int32(n)
+		default:
+			return bad("unknown key " + strconv.Quote(k))
+		}
+	}
+	if w.Slot+w.Core+w.Memory == 0 {
+		return bad("at least one weight must be positive")
+	}
+	return w, nil
+}
+
+// String writes w in the annotation's format.
+func (w Weights) String() string {
+	return fmt.Sprintf("slot=%d,core=%d,memory=%d", w.Slot, w.Core, w.Memory)
+}

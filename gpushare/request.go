@@ -1,0 +1,266 @@
+package gpushare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// ContainerRequest is what one container asks of HAMi, per GPU.
+type ContainerRequest struct {
+	// Name is the container's name.
+	Name string
+	// Init marks an init container.
+	Init bool
+	// Count is the number of GPUs, each a different card; 0 means the
+	// container uses no GPU.
+	Count int32
+	// MemoryMiB is the memory per GPU, memoryFactor applied. When set it
+	// wins over MemoryPercent.
+	MemoryMiB int32
+	// MemoryPercent is the memory per GPU as a percentage (1–100) of each
+	// card's registered memory. 0 means unset (HAMi's sentinel 101). With
+	// neither MemoryMiB nor MemoryPercent, a container takes the whole
+	// card's memory, as HAMi does with defaultMemory 0.
+	MemoryPercent int32
+	// Cores is the compute share per GPU in percent (0–100); 100 asks for
+	// an idle card and keeps it exclusive.
+	Cores int32
+}
+
+// memoryOn resolves the request's memory on a card with total MiB, as
+// HAMi's Fit does: MemoryMiB if set, else total × percent / 100.
+func (c *ContainerRequest) memoryOn(total int32) int32 {
+	switch {
+	case c.MemoryMiB > 0:
+		return c.MemoryMiB
+	case c.MemoryPercent > 0:
+		return int32(int64(total) * int64(c.MemoryPercent) / 100)
+	}
+	return total
+}
+
+// PodRequest is what a pod asks of HAMi.
+type PodRequest struct {
+	// Namespace and Name identify the pod (for allocations and messages).
+	Namespace, Name string
+	// Containers lists every container, init containers first, then app
+	// containers, as HAMi's allocation string does since v2.9. Containers
+	// without GPUs have Count 0 and keep their positions.
+	Containers []ContainerRequest
+	// Selectors are the pod's GPU constraints.
+	Selectors Selectors
+	// NodePolicy and GPUPolicy override the Config's defaults when set.
+	NodePolicy NodePolicy
+	GPUPolicy  GPUPolicy
+	// Weights weigh the GPU score; the zero value means DefaultWeights.
+	Weights Weights
+}
+
+// GPUs returns the number of GPU entries the pod needs: the sum of Count.
+func (r *PodRequest) GPUs() int {
+	n := 0
+	for _, c := range r.Containers {
+		n += int(c.Count)
+	}
+	return n
+}
+
+func (r *PodRequest) key() string { return r.Namespace + "/" + r.Name }
+
+// Validate checks r's ranges: counts, memory and cores not negative,
+// percentages and cores at most 100, and policies HAMi knows. Errors wrap
+// ErrInvalidRequest.
+func (r *PodRequest) Validate() error {
+	if r.GPUs() == 0 {
+		return &RequestError{Pod: r.key(), Resource: ResourceGPU, Reason: "no container asks for a GPU"}
+	}
+	for _, c := range r.Containers {
+		bad := func(res, why string) error {
+			return &RequestError{Pod: r.key(), Container: c.Name, Resource: res, Reason: why}
+		}
+		switch {
+		case c.Count < 0:
+			return bad(ResourceGPU, "negative")
+		case c.MemoryMiB < 0:
+			return bad(ResourceMemory, "negative")
+		case c.MemoryPercent < 0 || c.MemoryPercent > 100:
+			return bad(ResourceMemoryPercentage, fmt.Sprintf("%d is outside 0–100", c.MemoryPercent))
+		case c.Cores < 0 || c.Cores > 100:
+			return bad(ResourceCores, fmt.Sprintf("%d is outside 0–100", c.Cores))
+		}
+	}
+	if r.NodePolicy != "" {
+		if _, err := ParseNodePolicy(string(r.NodePolicy)); err != nil {
+			return err
+		}
+	}
+	if r.GPUPolicy != "" {
+		if _, err := compileGPUPolicy(r.GPUPolicy); err != nil {
+			return err
+		}
+	}
+	if w := r.Weights; w != (Weights{}) && (w.Slot < 0 || w.Core < 0 || w.Memory < 0) {
+		return &RequestError{Pod: r.key(), Resource: AnnotationScoringWeights, Reason: "negative weight"}
+	}
+	return nil
+}
+
+// NewPodRequest derives a pod's request the way HAMi's webhook and
+// scheduler do (HAMi v2.10 GenerateResourceRequests):
+//
+//   - every resource is read from limits, then requests;
+//   - unless cfg.SkipWebhookDefaults, a container with gpumem,
+//     gpumem-percentage or gpucores but no nvidia.com/gpu gets
+//     cfg.DefaultGPUNum GPUs, and one that takes a whole card's memory
+//     (percentage 100, or neither gpumem nor percentage) without gpucores
+//     gets gpucores 100 — an exclusive card;
+//   - gpumem wins over gpumem-percentage; a percentage of 0 is unset;
+//   - with neither, the container gets cfg.DefaultMemoryMiB, or 100 % when
+//     that is 0;
+//   - gpucores defaults to cfg.DefaultCores.
+//
+// Where HAMi would quietly treat a container as asking for no GPU (a gpumem
+// that is not a whole number, negative, or overflows with memoryFactor), or
+// its webhook would refuse the pod (a percentage outside 0–100), or its
+// scheduler would quietly fall back (an unknown policy name), NewPodRequest
+// returns a *RequestError naming the container and resource. Containers are
+// listed init containers first. The pod's selection and policy annotations
+// are read too.
+func NewPodRequest(pod *corev1.Pod, cfg Config) (PodRequest, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return PodRequest{}, err
+	}
+	r := PodRequest{Namespace: pod.Namespace, Name: pod.Name}
+	for _, list := range []struct {
+		ctrs []corev1.Container
+		init bool
+	}{{pod.Spec.InitContainers, true}, {pod.Spec.Containers, false}} {
+		for i := range list.ctrs {
+			c, err := containerRequest(&list.ctrs[i], list.init, &cfg)
+			if err != nil {
+				err.Pod = r.key()
+				return PodRequest{}, err
+			}
+			r.Containers = append(r.Containers, c)
+		}
+	}
+	if err := r.readAnnotations(pod.Annotations); err != nil {
+		return PodRequest{}, err
+	}
+	return r, nil
+}
+
+func (r *PodRequest) readAnnotations(annos map[string]string) error {
+	sel, err := DecodeSelectors(annos)
+	if err != nil {
+		var ae *AnnotationError
+		if errors.As(err, &ae) {
+			return &RequestError{Pod: r.key(), Resource: ae.Key, Reason: ae.Reason}
+		}
+		return err
+	}
+	r.Selectors = sel
+	if v, ok := annos[AnnotationNodePolicy]; ok {
+		p, err := ParseNodePolicy(v)
+		if err != nil {
+			return withPod(err, r.key())
+		}
+		r.NodePolicy = p
+	}
+	if v, ok := annos[AnnotationGPUPolicy]; ok {
+		p, err := ParseGPUPolicy(v)
+		if err != nil {
+			return withPod(err, r.key())
+		}
+		r.GPUPolicy = p
+	}
+	if v, ok := annos[AnnotationScoringWeights]; ok {
+		w, err := ParseWeights(v)
+		if err != nil {
+			return withPod(err, r.key())
+		}
+		r.Weights = w
+	}
+	return nil
+}
+
+func withPod(err error, pod string) error {
+	if re, ok := err.(*RequestError); ok {
+		re.Pod = pod
+	}
+	return err
+}
+
+// lookup reads a resource from limits, then requests.
+func lookup(c *corev1.Container, name string) (resource.Quantity, bool) {
+	if q, ok := c.Resources.Limits[corev1.ResourceName(name)]; ok {
+		return q, true
+	}
+	q, ok := c.Resources.Requests[corev1.ResourceName(name)]
+	return q, ok
+}
+
+func containerRequest(c *corev1.Container, init bool, cfg *Config) (ContainerRequest, *RequestError) {
+	out := ContainerRequest{Name: c.Name, Init: init}
+	bad := func(res, why string) *RequestError {
+		return &RequestError{Container: c.Name, Resource: res, Reason: why}
+	}
+	rn := cfg.Resources
+	count, hasCount := lookup(c, rn.GPU)
+	mem, hasMem := lookup(c, rn.Memory)
+	pct, hasPct := lookup(c, rn.MemoryPercentage)
+	cores, hasCores := lookup(c, rn.Cores)
+	n := int64(cfg.DefaultGPUNum)
+	switch {
+	case hasCount:
+		v, ok := count.AsInt64()
+		if !ok || v < 0 || v > math.MaxInt32 {
+			return out, bad(rn.GPU, fmt.Sprintf("%s is not a whole number of GPUs", count.String()))
+		}
+		n = v
+	case cfg.SkipWebhookDefaults || !(hasMem || hasPct || hasCores):
+		return out, nil
+	}
+	if n == 0 {
+		return out, nil
+	}
+	out.Count = int32(n)
+	if hasMem {
+		v, ok := mem.AsInt64()
+		if !ok || v < 0 || v > math.MaxInt32/int64(cfg.MemoryFactor) {
+			return out, bad(rn.Memory, fmt.Sprintf("%s is not a whole number of MiB within int32 (HAMi would ignore the container's GPU request)", mem.String()))
+		}
+		out.MemoryMiB = int32(v) * cfg.MemoryFactor
+	}
+	var pctRaw int64
+	if hasPct {
+		v, ok := pct.AsInt64()
+		if !ok || v < 0 || v > 100 {
+			return out, bad(rn.MemoryPercentage, fmt.Sprintf("%s must be an integer between 0 and 100", pct.String()))
+		}
+		pctRaw, out.MemoryPercent = v, int32(v)
+	}
+	if out.MemoryMiB == 0 && out.MemoryPercent == 0 {
+		if cfg.DefaultMemoryMiB != 0 {
+			out.MemoryMiB = cfg.DefaultMemoryMiB
+		} else {
+			out.MemoryPercent = 100
+		}
+	}
+	out.Cores = cfg.DefaultCores
+	if hasCores {
+		v, ok := cores.AsInt64()
+		if !ok || v < 0 || v > 100 {
+			return out, bad(rn.Cores, fmt.Sprintf("%s must be an integer between 0 and 100", cores.String()))
+		}
+		out.Cores = int32(v)
+	} else if !cfg.SkipWebhookDefaults && (pctRaw == 100 || (!hasMem && !hasPct)) {
+		out.Cores = 100
+	}
+	return out, nil
+}
