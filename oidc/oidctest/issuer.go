@@ -34,11 +34,9 @@ func (k Key) Public() jose.JSONWebKey {
 	return jose.JSONWebKey{Key: k.Private.Public(), KeyID: k.ID, Algorithm: string(k.Algorithm), Use: "sig"}
 }
 
-// NewKey generates a key for alg (RS256/384/512 and PS256/384/512: RSA
-// 2048; ES256/384/512: the matching curve). It fails the test for other
-// algorithms.
-func NewKey(t testing.TB, alg jose.SignatureAlgorithm) Key {
-	t.Helper()
+// GenerateKey generates a key for alg (RS256/384/512 and PS256/384/512:
+// RSA 2048; ES256/384/512: the matching curve) with a fresh key ID.
+func GenerateKey(alg jose.SignatureAlgorithm) (Key, error) {
 	var priv crypto.Signer
 	var err error
 	switch alg {
@@ -51,12 +49,22 @@ func NewKey(t testing.TB, alg jose.SignatureAlgorithm) Key {
 	case jose.ES512:
 		priv, err = ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
 	default:
-		t.Fatalf("oidctest: no key type for algorithm %q", alg)
+		return Key{}, fmt.Errorf("oidctest: no key type for algorithm %q", alg)
 	}
 	if err != nil {
-		t.Fatalf("oidctest: generate key: %v", err)
+		return Key{}, fmt.Errorf("oidctest: generate key: %w", err)
 	}
-	return Key{ID: fmt.Sprintf("%s-%d", alg, keySeq.Add(1)), Algorithm: alg, Private: priv}
+	return Key{ID: fmt.Sprintf("%s-%d", alg, keySeq.Add(1)), Algorithm: alg, Private: priv}, nil
+}
+
+// NewKey is GenerateKey for tests: it fails the test on error.
+func NewKey(t testing.TB, alg jose.SignatureAlgorithm) Key {
+	t.Helper()
+	k, err := GenerateKey(alg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 var keySeq atomic.Int64
@@ -88,24 +96,40 @@ type Issuer struct {
 	fetches atomic.Int64
 }
 
-// NewIssuer starts an issuer; it stops when the test ends.
-func NewIssuer(t testing.TB, cfg Config) *Issuer {
-	t.Helper()
+// Start starts an issuer; Close stops it. Tests use NewIssuer.
+func Start(cfg Config) (*Issuer, error) {
 	if cfg.Algorithm == "" {
 		cfg.Algorithm = jose.RS256
 	}
 	if cfg.CacheControl == "" {
 		cfg.CacheControl = "max-age=600"
 	}
-	iss := &Issuer{keys: []Key{NewKey(t, cfg.Algorithm)}, cc: cfg.CacheControl, path: cfg.Path}
+	key, err := GenerateKey(cfg.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	iss := &Issuer{keys: []Key{key}, cc: cfg.CacheControl, path: cfg.Path}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+cfg.Path+"/.well-known/openid-configuration", iss.discovery)
 	mux.HandleFunc("GET "+cfg.Path+"/keys", iss.jwks)
 	iss.srv = httptest.NewTLSServer(mux)
 	iss.url = iss.srv.URL + cfg.Path
-	t.Cleanup(iss.srv.Close)
+	return iss, nil
+}
+
+// NewIssuer starts an issuer for a test; it stops when the test ends.
+func NewIssuer(t testing.TB, cfg Config) *Issuer {
+	t.Helper()
+	iss, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(iss.Close)
 	return iss
 }
+
+// Close stops the issuer's server.
+func (iss *Issuer) Close() { iss.srv.Close() }
 
 // URL returns the issuer URL (the iss of its tokens).
 func (iss *Issuer) URL() string { return iss.url }
@@ -245,8 +269,14 @@ func (iss *Issuer) Claims(audience string, email string, groups ...string) map[s
 	return c
 }
 
-// Sign signs claims with the current key and returns a compact JWS.
+// Sign signs claims with the current key and returns a compact JWS; it
+// fails the test on error.
 func (iss *Issuer) Sign(t testing.TB, claims map[string]any) string {
 	t.Helper()
 	return SignWith(t, iss.Key(), claims)
+}
+
+// SignClaims signs claims with the current key and returns a compact JWS.
+func (iss *Issuer) SignClaims(claims map[string]any) (string, error) {
+	return iss.Key().Sign(claims)
 }

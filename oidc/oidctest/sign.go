@@ -3,39 +3,55 @@ package oidctest
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	jose "github.com/go-jose/go-jose/v4"
 )
 
-// SignWith signs claims with k (kid header k.ID, omitted when empty).
-func SignWith(t testing.TB, k Key, claims map[string]any) string {
-	t.Helper()
+// Sign signs claims with k (kid header k.ID, omitted when empty) and
+// returns a compact JWS.
+func (k Key) Sign(claims map[string]any) (string, error) {
 	payload, err := json.Marshal(claims)
 	if err != nil {
-		t.Fatalf("oidctest: marshal claims: %v", err)
+		return "", fmt.Errorf("oidctest: marshal claims: %w", err)
 	}
-	return SignPayload(t, k, payload)
+	return k.SignPayload(payload)
 }
 
 // SignPayload signs arbitrary payload bytes with k: malformed JSON, a
 // nesting bomb, anything a test needs to get past the signature check.
-func SignPayload(t testing.TB, k Key, payload []byte) string {
-	t.Helper()
+func (k Key) SignPayload(payload []byte) (string, error) {
 	jwk := jose.JSONWebKey{Key: k.Private, KeyID: k.ID, Algorithm: string(k.Algorithm)}
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Algorithm, Key: jwk}, (&jose.SignerOptions{}).WithType("JWT"))
 	if err != nil {
-		t.Fatalf("oidctest: new signer: %v", err)
+		return "", fmt.Errorf("oidctest: new signer: %w", err)
 	}
 	jws, err := signer.Sign(payload)
 	if err != nil {
-		t.Fatalf("oidctest: sign: %v", err)
+		return "", fmt.Errorf("oidctest: sign: %w", err)
 	}
-	out, err := jws.CompactSerialize()
+	return jws.CompactSerialize()
+}
+
+// SignWith is k.Sign for tests: it fails the test on error.
+func SignWith(t testing.TB, k Key, claims map[string]any) string {
+	t.Helper()
+	tok, err := k.Sign(claims)
 	if err != nil {
-		t.Fatalf("oidctest: serialize: %v", err)
+		t.Fatal(err)
 	}
-	return out
+	return tok
+}
+
+// SignPayload is k.SignPayload for tests: it fails the test on error.
+func SignPayload(t testing.TB, k Key, payload []byte) string {
+	t.Helper()
+	tok, err := k.SignPayload(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }
 
 // SignHMAC signs claims with HS256 and secret: the key-confusion attack

@@ -1,0 +1,42 @@
+package oidctest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/oidc/oidctest"
+)
+
+// Mint the tokens a test needs, valid and not, and watch a Verifier refuse
+// the bad ones for the right reason.
+func ExampleIssuer() {
+	iss, err := oidctest.Start(oidctest.Config{Algorithm: "ES256"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer iss.Close()
+	c := oidc.Cluster{Namespace: "tenant-acme", Name: "prod"}
+	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: c.JWTAuthenticator(iss.URL(), iss.CAPEM())})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	claims := iss.Claims(c.ClientID(), "alice@example.org", "tenant-acme-view")
+	claims["exp"] = time.Now().Add(-time.Minute).Unix()
+	expired, _ := iss.SignClaims(claims)
+	_, err = v.Verify(context.Background(), expired)
+	fmt.Println(errors.Is(err, oidc.ErrExpired))
+
+	stranger, _ := oidctest.GenerateKey("ES256") // not in the issuer's JWKS
+	forged, _ := stranger.Sign(iss.Claims(c.ClientID(), "alice@example.org", "tenant-acme-view"))
+	_, err = v.Verify(context.Background(), forged)
+	fmt.Println(errors.Is(err, oidc.ErrUnknownKey))
+	// Output:
+	// true
+	// true
+}
