@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/cozystack/tenantkit/gpushare"
+	"github.com/cozystack/tenantkit/internal/examplecli"
+)
+
+// nodes are the tour's GPU nodes: three models, registered in HAMi v2.10's
+// JSON with the chart's defaults (10 slots per GPU, 100 cores).
+var nodes = []struct {
+	name, model string
+	gpus        int
+	memoryMiB   int32
+}{
+	{"gpu-a100", "NVIDIA A100-SXM4-80GB", 2, 81920},
+	{"gpu-l40s", "NVIDIA L40S", 2, 46068},
+	{"gpu-t4", "NVIDIA-Tesla T4", 4, 15360},
+}
+
+// registerNodes creates the nodes with the annotation HAMi's device plugin
+// writes, as the plugin would on a real cluster.
+func registerNodes(ctx context.Context, cs kubernetes.Interface, progress io.Writer) error {
+	step := examplecli.Step(progress, "registering three GPU nodes as HAMi's device plugin does")
+	err := func() error {
+		for _, n := range nodes {
+			devs := make([]gpushare.Device, n.gpus)
+			for i := range devs {
+				devs[i] = gpushare.Device{ID: fmt.Sprintf("GPU-%s-%d", n.name[4:], i), Index: uint(i), Count: 10,
+					MemoryMiB: n.memoryMiB, Cores: 100, Type: n.model, Mode: gpushare.ModeHAMiCore, Health: true}
+			}
+			reg, err := gpushare.EncodeNodeDevices(devs, gpushare.FormatJSON)
+			if err != nil {
+				return err
+			}
+			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: map[string]string{"gpu": "on"},
+				Annotations: map[string]string{gpushare.AnnotationRegister: reg}}}
+			if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("create node %s: %w", n.name, err)
+			}
+		}
+		return nil
+	}()
+	step.Done(err)
+	return err
+}
+
+// demoPod is one pod of the tour: what it asks per GPU.
+type demoPod struct {
+	namespace, name    string
+	gpus, mem, cores   int64
+	useType, gpuPolicy string
+}
+
+var series = []demoPod{
+	{namespace: "ml", name: "train", gpus: 2, mem: 40000, cores: 50},
+	{namespace: "ml", name: "finetune", gpus: 1, mem: 30000, cores: 30},
+	{namespace: "ml", name: "notebook", gpus: 1, mem: 8000},
+	{namespace: "web", name: "thumbnails", gpus: 1, mem: 3000, cores: 30, useType: "T4"},
+	{namespace: "web", name: "ocr", gpus: 1, mem: 6000, cores: 20, useType: "T4"},
+	{namespace: "web", name: "embeddings", gpus: 1, mem: 20000, cores: 25, useType: "L40S"},
+	{namespace: "web", name: "transcode", gpus: 1, cores: 100, useType: "L40S"}, // nvidia.com/gpu alone: an exclusive card
+	{namespace: "ml", name: "batch", gpus: 2, mem: 10000, cores: 10, gpuPolicy: "binpack"},
+}
+
+// tooBig does not fit anywhere: two GPUs with 60000 MiB each.
+var tooBig = demoPod{namespace: "ml", name: "too-big", gpus: 2, mem: 60000, cores: 50}
+
+func (d demoPod) pod() *corev1.Pod {
+	l := corev1.ResourceList{gpushare.ResourceGPU: *resource.NewQuantity(d.gpus, resource.DecimalSI)}
+	if d.mem > 0 {
+		l[gpushare.ResourceMemory] = *resource.NewQuantity(d.mem, resource.DecimalSI)
+	}
+	if d.cores > 0 && d.cores < 100 {
+		l[gpushare.ResourceCores] = *resource.NewQuantity(d.cores, resource.DecimalSI)
+	}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: d.namespace, Name: d.name, Annotations: map[string]string{}},
+		Spec: corev1.PodSpec{SchedulerName: "hami-scheduler", Containers: []corev1.Container{{
+			Name: "main", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{Limits: l}}}}}
+	if d.useType != "" {
+		p.Annotations[gpushare.AnnotationUseGPUType] = d.useType
+	}
+	if d.gpuPolicy != "" {
+		p.Annotations[gpushare.AnnotationGPUPolicy] = d.gpuPolicy
+	}
+	return p
+}
+
+func (d demoPod) asks() string {
+	mem := "whole card"
+	if d.mem > 0 {
+		mem = fmt.Sprintf("%d MiB", d.mem)
+	}
+	s := fmt.Sprintf("%d × (%s, %d%% cores)", d.gpus, mem, d.cores)
+	if d.useType != "" {
+		s += " on " + d.useType
+	}
+	if d.gpuPolicy != "" {
+		s += ", GPU " + d.gpuPolicy
+	}
+	return s
+}
+
+// tour places the series, prints the ledger, explains tooBig and answers
+// the what-if.
+func tour(ctx context.Context, cs kubernetes.Interface, l *gpushare.Ledger, o *options) error {
+	for _, ns := range []string{"ml", "web"} {
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create namespace %s: %w", ns, err)
+		}
+	}
+	fmt.Fprintln(o.out, "\nPlacing pods as HAMi's scheduler would (node binpack, GPU spread unless the pod says otherwise):")
+	var rows [][]string
+	for _, d := range series {
+		p, err := schedule(ctx, cs, l, d)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, []string{d.namespace + "/" + d.name, d.asks(), p.Node, p.Containers.String()})
+	}
+	examplecli.Table(o.out, []string{"POD", "ASKS", "NODE", "hami.io/vgpu-devices-allocated"}, rows)
+
+	printLedger(o.out, l)
+
+	fmt.Fprintf(o.out, "\nWhy %s/%s (%s) does not fit:\n", tooBig.namespace, tooBig.name, tooBig.asks())
+	req, err := gpushare.NewPodRequest(tooBig.pod(), l.Config())
+	if err != nil {
+		return err
+	}
+	_, err = l.Fit(req)
+	var fe *gpushare.FitError
+	if !errors.As(err, &fe) {
+		return fail("expected %s not to fit, got %v", tooBig.name, err)
+	}
+	printFitError(o.out, fe)
+	return printWhatIf(o.out, l, o.shape())
+}
+
+// schedule does what HAMi's scheduler and the kubelet would: decide, write
+// the annotations, bind, run. Then it waits for the informers to bring the
+// pod into the ledger.
+func schedule(ctx context.Context, cs kubernetes.Interface, l *gpushare.Ledger, d demoPod) (gpushare.Placement, error) {
+	pod := d.pod()
+	req, err := gpushare.NewPodRequest(pod, l.Config())
+	if err != nil {
+		return gpushare.Placement{}, err
+	}
+	p, err := l.Fit(req)
+	if err != nil {
+		return gpushare.Placement{}, fail("place %s: %w", d.name, err)
+	}
+	for k, v := range p.Annotations(time.Now()) {
+		pod.Annotations[k] = v
+	}
+	pod.Annotations[gpushare.AnnotationBindPhase] = string(gpushare.BindSuccess)
+	pod.Spec.NodeName = p.Node
+	created, err := cs.CoreV1().Pods(d.namespace).Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		return p, fmt.Errorf("create pod %s: %w", d.name, err)
+	}
+	created.Status.Phase = corev1.PodRunning
+	if _, err := cs.CoreV1().Pods(d.namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		return p, fmt.Errorf("mark pod %s running: %w", d.name, err)
+	}
+	for {
+		if _, ok := l.Pod(d.namespace, d.name); ok {
+			return p, nil
+		}
+		select {
+		case <-ctx.Done():
+			return p, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
