@@ -53,6 +53,9 @@ func BenchmarkVerify(b *testing.B) {
 	key := e.bucket.BackupKey(spec.Name, spec.Name+".tar.gz")
 	ctx := context.Background()
 
+	// Warm up once (page cache, connections) so neither side pays for a
+	// cold first read.
+	rawGunzip(b, ctx, client, e.bucket.Name, key)
 	var gunzip, verify time.Duration
 	var size int64
 	var peak uint64

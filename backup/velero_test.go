@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/backup/backuptest"
 	"github.com/cozystack/tenantkit/internal/localenv"
 )
 
@@ -193,7 +194,12 @@ func TestVelero(t *testing.T) {
 	})
 
 	t.Run("foreign prefix is refused", func(t *testing.T) {
-		e.bucket.PutObject(t, "shared/photos/cat.jpg", []byte("meow"))
+		// A bucket shared with other data (not the default location's).
+		require.NoError(t, e.s3.CreateBucket(ctx, "shared-data"))
+		shared := backuptest.Bucket{Client: e.s3.Client(), Name: "shared-data"}
+		shared.PutObject(t, "shared/photos/cat.jpg", []byte("meow"))
+		creds := creds
+		creds.Bucket = "shared-data"
 		_, err := a.velero.ApplyLocation(ctx, backup.LocationSpec{Name: "shared", Credentials: creds, Prefix: "shared", CACertPEM: e.s3.CAPEM, NotDefault: true})
 		require.ErrorIs(t, err, backup.ErrInvalidPrefix)
 		// Velero agrees: forced through, the location turns Unavailable.
@@ -202,6 +208,17 @@ func TestVelero(t *testing.T) {
 		_, err = a.velero.WaitLocationAvailable(ctx, "shared")
 		require.ErrorIs(t, err, backup.ErrLocationUnavailable)
 		require.Contains(t, err.Error(), "invalid top-level directories")
+	})
+
+	t.Run("schedule", func(t *testing.T) {
+		s, err := a.velero.CreateSchedule(ctx, backup.ScheduleOptions{Name: "nightly", Cron: "0 2 * * *",
+			Template: backup.BackupOptions{IncludedNamespaces: []string{"demo"}}})
+		require.NoError(t, err)
+		require.Equal(t, "0 2 * * *", s.Spec.Schedule)
+		require.Eventually(t, func() bool {
+			got, err := a.velero.Schedule(ctx, "nightly")
+			return err == nil && got.Status.Phase == "Enabled"
+		}, time.Minute, 250*time.Millisecond, "Velero never enabled the schedule")
 	})
 
 	t.Run("retention deletes through DeleteBackupRequest", func(t *testing.T) {
