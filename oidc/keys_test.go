@@ -2,7 +2,9 @@ package oidc_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -159,14 +161,6 @@ func TestStaticKeysNeedNoIssuer(t *testing.T) {
 	require.Zero(t, iss.JWKSFetches())
 }
 
-var kidSeq struct {
-	sync.Mutex
-	n int
-}
+var kidSeq atomic.Int64
 
-func randomKid() string {
-	kidSeq.Lock()
-	defer kidSeq.Unlock()
-	kidSeq.n++
-	return "random-" + time.Now().Format("150405.000000") + "-" + string(rune('a'+kidSeq.n%26))
-}
+func randomKid() string { return fmt.Sprintf("random-%d", kidSeq.Add(1)) }
