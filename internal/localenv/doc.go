@@ -26,6 +26,52 @@
 // (the default), the ServiceAccount admission plugin is off, as in envtest,
 // because no controller creates the default service accounts.
 //
+// # Simulated cluster
+//
+// With Config.Cluster set, the environment is also a small cluster with
+// nodes (see ClusterConfig, Env.Cluster):
+//
+//	env := localenv.StartT(t, localenv.Config{Cluster: &localenv.ClusterConfig{}})
+//	c := env.Cluster()                  // nodes node-a, node-b, node-c
+//	err := c.Cordon(ctx, "node-b")      // or Uncordon, Down, Up, KillContainer
+//
+// Real, unmodified upstream servers:
+//
+//   - kube-apiserver (with the ServiceAccount admission plugin on) and its
+//     etcd cluster;
+//   - kube-controller-manager v1.37.2 with its own client certificate and
+//     the service account signing key, each controller under its own
+//     service account: StatefulSet, persistent volume binding and
+//     protection, garbage collector, node lifecycle (marks nodes and pods
+//     not ready, taints), disruption (PDBs), endpoints and endpoint slices;
+//   - kube-scheduler v1.37.2, including volume binding and topology spread;
+//   - etcd v3.7.3 for every pod whose image is etcd, with the pod's command
+//     line, environment, mounted Secrets and volume;
+//   - the cluster DNS (package clusterdns), a small authoritative server of
+//     ours that answers <svc>.<ns>.svc and <pod>.<svc>.<ns>.svc (short or
+//     with the cluster domain) from Services and EndpointSlices; the etcd
+//     processes resolve through it.
+//
+// Simulated:
+//
+//   - the kubelet and the container runtime (package nodeagent): Node
+//     objects, Lease heartbeats, pod status and probes are real API traffic,
+//     but containers are plain processes on this machine; pods of images
+//     other than etcd run nothing and carry a condition saying so;
+//   - the network (package loopnet): every pod listens on its own loopback
+//     address 127.X.Y.Z; the apiserver refuses loopback endpoint addresses,
+//     so pod and node IPs in the API are twins 10.X.Y.Z, and
+//     Cluster.HostAddr maps them back; there are no service IPs (DNS
+//     answers a service's ready endpoints instead), no network policy, and
+//     connections come from 127.0.0.1;
+//   - storage (package localvolume): directories under the node's folder as
+//     local PersistentVolumes of a WaitForFirstConsumer StorageClass, wiped
+//     and put back when released.
+//
+// The test process reaches pods directly: Cluster.DialContext resolves
+// cluster names and maps pod IPs, Cluster.Resolver resolves names. Tenant
+// etcd clusters in Cozystack's layouts come from package etcdlayout.
+//
 // # Providers
 //
 // With TENANTKIT_CLUSTER=kind (or Config.Provider "kind"), Start creates a

@@ -232,9 +232,11 @@ func (a *Agent) NodeAddr(name string) netip.Addr {
 	return netip.Addr{}
 }
 
-// Stop stops every container process (SIGTERM, then SIGKILL after the
-// grace period) and the heartbeats. Node and Pod objects stay as they are,
-// as they would when kubelets die. It is safe to call more than once.
+// Stop kills every container process (SIGKILL: the environment discards
+// their data anyway, and etcd members shutting down together would
+// otherwise wait on each other for leadership transfers) and stops the
+// heartbeats. Node and Pod objects stay as they are, as they would when
+// kubelets die. It is safe to call more than once.
 func (a *Agent) Stop() error {
 	a.once.Do(func() {
 		a.mu.Lock()
@@ -251,7 +253,7 @@ func (a *Agent) Stop() error {
 		a.wg.Wait()
 		var stopping sync.WaitGroup
 		for _, w := range workers {
-			stopping.Go(func() { w.stopContainers(false) })
+			stopping.Go(func() { w.stopContainers(true) })
 		}
 		stopping.Wait()
 		a.probe.CloseIdleConnections()
