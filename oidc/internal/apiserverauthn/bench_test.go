@@ -77,8 +77,10 @@ func BenchmarkVerify(b *testing.B) {
 // reported are medians of the per-iteration ratios. On a shared, noisy
 // machine this is steadier than comparing BenchmarkVerify's separate runs.
 //
-//	tenantkit/baseline  cost relative to go-oidc alone (target ≤ 1.15)
-//	apiserver/tenantkit throughput relative to the apiserver (target ≥ 1.0)
+//	tenantkit/baseline     cost relative to go-oidc alone (target ≤ 1.15)
+//	apiserver/tenantkit    throughput relative to the apiserver (target ≥ 1.0)
+//	tenantkit-cel/baseline the same with the tenant gate run by the CEL
+//	                       interpreter instead of its native fast path
 func BenchmarkVerifyRatio(b *testing.B) {
 	for _, alg := range []string{"RS256", "ES256"} {
 		b.Run(alg, func(b *testing.B) {
@@ -89,6 +91,10 @@ func BenchmarkVerifyRatio(b *testing.B) {
 			base := newGoOIDCVerifier(b, iss, acme.ClientID())
 			theirs := newAPIServerAuthenticator(b, iss, jwt)
 			ours := newVerifier(b, iss, jwt)
+			celJWT := jwt
+			celJWT.ClaimValidationRules = slices.Clone(jwt.ClaimValidationRules)
+			celJWT.ClaimValidationRules[0].Expression = "(" + jwt.ClaimValidationRules[0].Expression + ") == true"
+			oursCEL := newVerifier(b, iss, celJWT)
 			impls := []func() error{
 				func() error { _, err := base.Verify(ctx, token); return err },
 				func() error {
@@ -99,6 +105,7 @@ func BenchmarkVerifyRatio(b *testing.B) {
 					return err
 				},
 				func() error { _, err := ours.Verify(ctx, token); return err },
+				func() error { _, err := oursCEL.Verify(ctx, token); return err },
 			}
 			for _, f := range impls { // warm the key caches
 				if err := f(); err != nil {
@@ -106,10 +113,10 @@ func BenchmarkVerifyRatio(b *testing.B) {
 				}
 			}
 			const batch = 8
-			var oursOverBase, theirsOverOurs []float64
+			var oursOverBase, theirsOverOurs, celOverBase []float64
 			round := 0
 			for b.Loop() {
-				var took [3]time.Duration
+				var took [4]time.Duration
 				for k := range impls {
 					i := (k + round) % len(impls)
 					start := time.Now()
@@ -123,9 +130,11 @@ func BenchmarkVerifyRatio(b *testing.B) {
 				round++
 				oursOverBase = append(oursOverBase, float64(took[2])/float64(took[0]))
 				theirsOverOurs = append(theirsOverOurs, float64(took[1])/float64(took[2]))
+				celOverBase = append(celOverBase, float64(took[3])/float64(took[0]))
 			}
 			b.ReportMetric(median(oursOverBase), "tenantkit/baseline")
 			b.ReportMetric(median(theirsOverOurs), "apiserver/tenantkit")
+			b.ReportMetric(median(celOverBase), "tenantkit-cel/baseline")
 		})
 	}
 }
