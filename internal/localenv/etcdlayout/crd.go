@@ -17,6 +17,10 @@ import (
 type crdSpec struct {
 	group, version, kind, plural, singular string
 	shortNames                             []string
+	// scale adds the /scale subresource (.spec.replicas, .status.replicas,
+	// .status.selector), which the disruption controller needs on the
+	// controller of pods a PDB selects.
+	scale bool
 }
 
 func (c crdSpec) GVR() schema.GroupVersionResource {
@@ -29,6 +33,13 @@ func (c crdSpec) GVR() schema.GroupVersionResource {
 func (c crdSpec) definition() *apiextensionsv1.CustomResourceDefinition {
 	open := true
 	obj := apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &open}
+	sub := &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}}
+	if c.scale {
+		sel := ".status.selector"
+		sub.Scale = &apiextensionsv1.CustomResourceSubresourceScale{
+			SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: &sel,
+		}
+	}
 	return &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: c.plural + "." + c.group},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
@@ -39,7 +50,7 @@ func (c crdSpec) definition() *apiextensionsv1.CustomResourceDefinition {
 			},
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
 				Name: c.version, Served: true, Storage: true,
-				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+				Subresources: sub,
 				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
 					Type:       "object",
 					Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": obj, "status": obj},
@@ -83,3 +94,17 @@ var aenixCRD = crdSpec{group: "etcd.aenix.io", version: "v1alpha1", kind: "EtcdC
 // AenixEtcdClusters is the resource of etcd.aenix.io/v1alpha1 EtcdCluster,
 // the tenant etcd of Cozystack ≤ v1.5.
 var AenixEtcdClusters = aenixCRD.GVR()
+
+var (
+	cozystackClusterCRD = crdSpec{group: "etcd-operator.cozystack.io", version: "v1alpha2", kind: "EtcdCluster",
+		plural: "etcdclusters", singular: "etcdcluster"}
+	cozystackMemberCRD = crdSpec{group: "etcd-operator.cozystack.io", version: "v1alpha2", kind: "EtcdMember",
+		plural: "etcdmembers", singular: "etcdmember", scale: true}
+)
+
+// EtcdClusters and EtcdMembers are the resources of Cozystack ≥ v1.6's
+// etcd-operator.cozystack.io/v1alpha2 EtcdCluster and EtcdMember.
+var (
+	EtcdClusters = cozystackClusterCRD.GVR()
+	EtcdMembers  = cozystackMemberCRD.GVR()
+)

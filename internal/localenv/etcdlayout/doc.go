@@ -38,6 +38,28 @@
 // process. Deleting a pod and its claim really deletes the member's data;
 // cordoning a node steers where it comes back.
 //
+// # v1alpha2: Cozystack ≥ v1.6 (cozystack etcd-operator v0.5)
+//
+// NewV1alpha2 builds the etcd-operator.cozystack.io/v1alpha2 EtcdCluster
+// "etcd" and the chart's TLS Secrets (wildcard SANs *.etcd.<ns>.svc and
+// *.etcd-headless.<ns>.svc); Apply installs the EtcdCluster and EtcdMember
+// CRDs and creates them. Everything else comes from an operator: one
+// EtcdMember per member (named etcd-<random>), each owning Pod <member> and
+// PVC data-<member>, members resolving as <member>.etcd.<ns>.svc
+// (MemberPeerURL), Pods labelled etcd-operator.cozystack.io/cluster=etcd and
+// role=voter once voters.
+//
+// The real operator does not run here. Operator is a minimal, test-only
+// stand-in that implements what the operator's documentation says happens
+// on bootstrap, scale-up and member deletion (see Operator for exactly what
+// it does and does not model). StartV1alpha2 applies the layout and starts
+// the stand-in:
+//
+//	tn := etcdlayout.StartV1alpha2T(t, env, etcdlayout.Config{Tenant: "demo"})
+//	names, err := tn.MemberNames(ctx)
+//	// delete an EtcdMember: the finalizer removes it from etcd, a new
+//	// member joins as a learner and is promoted
+//
 // # Errors
 //
 // ErrInvalidConfig reports a configuration that cannot work; ErrBadSecret a

@@ -52,6 +52,26 @@ func TestNewV1alpha1_golden(t *testing.T) {
 	require.Equal(t, string(want), out.String())
 }
 
+func TestNewV1alpha2_golden(t *testing.T) {
+	l, err := etcdlayout.NewV1alpha2(etcdlayout.Config{Tenant: "demo", StorageClass: "local"})
+	require.NoError(t, err)
+	b, err := yaml.Marshal(l.Cluster.Object)
+	require.NoError(t, err)
+	golden := filepath.Join("testdata", "v1alpha2.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, b, 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(b))
+	block, _ := pem.Decode(l.Secrets[2].Data["tls.crt"])
+	require.NotNil(t, block)
+	cert, err := x509.ParseCertificate(block.Bytes)
+	require.NoError(t, err)
+	require.Equal(t, []string{"etcd", "etcd.tenant-demo.svc", "*.etcd.tenant-demo.svc", "*.etcd-headless.tenant-demo.svc", "localhost"}, cert.DNSNames)
+	require.NoError(t, cert.VerifyHostname(etcdlayout.MemberHost("tenant-demo", "etcd-7xq2k")))
+}
+
 func TestNewV1alpha1_certificates(t *testing.T) {
 	l, err := etcdlayout.NewV1alpha1(etcdlayout.Config{Namespace: "tenant-a-b", Replicas: 5})
 	require.NoError(t, err)

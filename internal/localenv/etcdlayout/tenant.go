@@ -18,12 +18,17 @@ import (
 	"github.com/cozystack/tenantkit/internal/process"
 )
 
-// Tenant is a tenant etcd (v1alpha1 layout) running in a local
-// environment's simulated cluster: real etcd processes on simulated nodes,
-// reachable from the test process by their cluster DNS names.
+// Tenant is a tenant etcd running in a local environment's simulated
+// cluster: real etcd processes on simulated nodes, reachable from the test
+// process by their cluster DNS names. Start creates the v1alpha1 layout,
+// StartV1alpha2 the v1alpha2 one.
 type Tenant struct {
-	// Layout is what was created.
+	// Layout is the v1alpha1 layout (nil for v1alpha2).
 	Layout *V1alpha1
+	// V1alpha2 is the v1alpha2 layout (nil for v1alpha1).
+	V1alpha2 *V1alpha2
+	// Operator is the stand-in operator reconciling a v1alpha2 layout.
+	Operator *Operator
 	// Namespace is the tenant namespace.
 	Namespace string
 	// ReadyAfter is the time from creating the StatefulSet to all members
@@ -98,22 +103,18 @@ func (tn *Tenant) TLSConfig(ctx context.Context) (*tls.Config, error) {
 }
 
 // ClientConfig returns an etcd client configuration for the given members
-// (all replicas when none are given): their advertised client URLs
-// (https://etcd-<i>.etcd-headless.<ns>.svc:2379), resolved through the
-// cluster DNS, with the client certificate from etcd-client-tls.
+// (all when none are given): their advertised client URLs, resolved through
+// the cluster DNS, with the client certificate from etcd-client-tls. In the
+// v1alpha1 layout members are ordinals (etcd-<i>); in v1alpha2 they index
+// MemberNames.
 func (tn *Tenant) ClientConfig(ctx context.Context, members ...int) (clientv3.Config, error) {
 	tlsCfg, err := tn.TLSConfig(ctx)
 	if err != nil {
 		return clientv3.Config{}, err
 	}
-	if len(members) == 0 {
-		for i := range int(tn.Layout.Config.Replicas) {
-			members = append(members, i)
-		}
-	}
-	var eps []string
-	for _, i := range members {
-		eps = append(eps, ClientURL(tn.Namespace, i))
+	eps, err := tn.endpoints(ctx, members)
+	if err != nil {
+		return clientv3.Config{}, err
 	}
 	return clientv3.Config{
 		Endpoints:   eps,
@@ -153,4 +154,36 @@ func ClientTLS(ctx context.Context, cs kubernetes.Interface, namespace string) (
 		return nil, fmt.Errorf("read %s: %w", SecretCA, err)
 	}
 	return ClientTLSConfig(client.Data["tls.crt"], client.Data["tls.key"], ca.Data["ca.crt"])
+}
+
+func (tn *Tenant) endpoints(ctx context.Context, members []int) ([]string, error) {
+	if tn.V1alpha2 == nil {
+		if len(members) == 0 {
+			for i := range int(tn.Layout.Config.Replicas) {
+				members = append(members, i)
+			}
+		}
+		var eps []string
+		for _, i := range members {
+			eps = append(eps, ClientURL(tn.Namespace, i))
+		}
+		return eps, nil
+	}
+	names, err := tn.MemberNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(members) == 0 {
+		for i := range names {
+			members = append(members, i)
+		}
+	}
+	var eps []string
+	for _, i := range members {
+		if i < 0 || i >= len(names) {
+			return nil, fmt.Errorf("%w: member %d of %d", ErrInvalidConfig, i, len(names))
+		}
+		eps = append(eps, MemberClientURL(tn.Namespace, names[i]))
+	}
+	return eps, nil
 }

@@ -98,7 +98,7 @@ func NewV1alpha1(cfg Config) (*V1alpha1, error) {
 	}
 	ns := cfg.Namespace
 	l := &V1alpha1{Config: cfg, Namespace: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}}
-	if l.Secrets, err = chartSecrets(ns, cfg.Replicas); err != nil {
+	if l.Secrets, err = chartSecrets(ns, enumeratedSANs(ns, cfg.Replicas)); err != nil {
 		return nil, err
 	}
 	l.ClusterState = clusterStateConfigMap(ns, cfg.Replicas, "new")
@@ -116,8 +116,19 @@ func NewV1alpha1(cfg Config) (*V1alpha1, error) {
 	return l, nil
 }
 
-// chartSecrets issues the chart's five certificates.
-func chartSecrets(ns string, replicas int32) ([]*corev1.Secret, error) {
+// enumeratedSANs are the server and peer certificates' DNS names in
+// Cozystack ≤ v1.5: every ordinal below replicas, by name.
+func enumeratedSANs(ns string, replicas int32) []string {
+	sans := []string{ClusterName, ClusterName + "." + ns + ".svc"}
+	for i := range int(replicas) {
+		sans = append(sans, PodName(i), PodName(i)+"."+HeadlessService, Host(ns, i))
+	}
+	return append(sans, "localhost")
+}
+
+// chartSecrets issues the chart's five certificates; server and peer
+// certificates get the DNS names sans and the IP 127.0.0.1.
+func chartSecrets(ns string, sans []string) ([]*corev1.Secret, error) {
 	ca, err := newIssuer("etcd-ca", ns, ClusterName)
 	if err != nil {
 		return nil, err
@@ -126,11 +137,6 @@ func chartSecrets(ns string, replicas int32) ([]*corev1.Secret, error) {
 	if err != nil {
 		return nil, err
 	}
-	sans := []string{ClusterName, ClusterName + "." + ns + ".svc"}
-	for i := range int(replicas) {
-		sans = append(sans, PodName(i), PodName(i)+"."+HeadlessService, Host(ns, i))
-	}
-	sans = append(sans, "localhost")
 	ips := []net.IP{net.IPv4(127, 0, 0, 1)}
 	both := []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
 	server, err := ca.issue("etcd-server", ns, ClusterName, sans, ips, both...)

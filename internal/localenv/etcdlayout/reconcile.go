@@ -1,0 +1,293 @@
+package etcdlayout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// reconcile runs one pass of the stand-in operator; see Operator.
+func (o *Operator) reconcile(ctx context.Context) error {
+	ns := o.cfg.Namespace
+	cluster, err := o.c.dyn.Resource(EtcdClusters).Namespace(ns).Get(ctx, ClusterName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := o.ensureClusterObjects(ctx, cluster); err != nil {
+		return err
+	}
+	members, err := o.members(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range members {
+		if m.deleting {
+			if err := o.removeMember(ctx, m, members); err != nil {
+				return fmt.Errorf("remove member %s: %w", m.name, err)
+			}
+		}
+	}
+	clusterID, _, _ := unstructured.NestedString(cluster.Object, "status", "clusterID")
+	for _, m := range members {
+		if !m.deleting && m.initialCluster != "" {
+			if err := o.ensureMemberObjects(ctx, cluster, m, clusterID == ""); err != nil {
+				return fmt.Errorf("member %s: %w", m.name, err)
+			}
+		}
+	}
+	if clusterID == "" {
+		return o.bootstrap(ctx, cluster, members)
+	}
+	return o.converge(ctx, cluster, members)
+}
+
+// bootstrap creates the seed member and, once its etcd answers, latches the
+// cluster ID.
+func (o *Operator) bootstrap(ctx context.Context, cluster *unstructured.Unstructured, members []member) error {
+	if len(members) == 0 {
+		_, err := o.createMember(ctx, cluster, true)
+		return err
+	}
+	var seed *member
+	for i := range members {
+		if members[i].bootstrap && !members[i].deleting {
+			seed = &members[i]
+		}
+	}
+	if seed == nil {
+		return errors.New("no seed member")
+	}
+	cli, err := o.etcdClient(ctx, []string{seed.name})
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	resp, err := cli.MemberList(ctx)
+	if err != nil {
+		return fmt.Errorf("discover cluster through seed %s: %w", seed.name, err)
+	}
+	if len(resp.Members) != 1 || !slices.Contains(resp.Members[0].PeerURLs, MemberPeerURL(o.cfg.Namespace, seed.name)) {
+		return fmt.Errorf("seed %s reports an unexpected member list", seed.name)
+	}
+	if err := o.patchStatus(ctx, EtcdMembers, seed.name, map[string]any{
+		"memberID": strconv.FormatUint(resp.Members[0].ID, 16), "isVoter": true,
+	}); err != nil {
+		return err
+	}
+	o.log.Info("cluster bootstrapped", "namespace", o.cfg.Namespace, "seed", seed.name)
+	return o.patchStatus(ctx, EtcdClusters, ClusterName, map[string]any{"clusterID": strconv.FormatUint(resp.Header.ClusterId, 16)})
+}
+
+// converge keeps members' status in line with etcd's member list, promotes
+// learners, adds a member when there are fewer than spec.replicas and
+// reports the cluster status.
+func (o *Operator) converge(ctx context.Context, cluster *unstructured.Unstructured, members []member) error {
+	var active, voters []string
+	for _, m := range members {
+		if !m.deleting {
+			active = append(active, m.name)
+			if m.isVoter {
+				voters = append(voters, m.name)
+			}
+		}
+	}
+	if len(voters) == 0 {
+		return errors.New("no voter to talk to")
+	}
+	cli, err := o.etcdClient(ctx, voters)
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	list, err := cli.MemberList(ctx)
+	if err != nil {
+		return err
+	}
+	byURL := map[string]*etcdserverpb.Member{}
+	for _, em := range list.Members {
+		for _, u := range em.PeerURLs {
+			byURL[u] = em
+		}
+	}
+	ready, pending := 0, false
+	for _, m := range members {
+		if m.deleting {
+			continue
+		}
+		em := byURL[MemberPeerURL(o.cfg.Namespace, m.name)]
+		switch {
+		case m.initialCluster == "":
+			// Created, not yet added: finish what a crash interrupted.
+			pending = true
+			if err := o.join(ctx, cli, m.name); err != nil {
+				return err
+			}
+		case em == nil:
+			pending = true
+		case em.IsLearner:
+			pending = true
+			o.promote(ctx, cli, m.name, em.ID)
+		default:
+			if !m.isVoter || m.memberID == "" {
+				if err := o.patchStatus(ctx, EtcdMembers, m.name, map[string]any{
+					"memberID": strconv.FormatUint(em.ID, 16), "isVoter": true}); err != nil {
+					return err
+				}
+			}
+			if o.podReady(ctx, m.name) {
+				ready++
+			}
+		}
+	}
+	replicas, _, _ := unstructured.NestedInt64(cluster.Object, "spec", "replicas")
+	if err := o.reportCluster(ctx, cluster, ready, int(replicas)); err != nil {
+		return err
+	}
+	if pending || len(active) >= int(replicas) || ready < len(active) {
+		return nil
+	}
+	m, err := o.createMember(ctx, cluster, false)
+	if err != nil {
+		return err
+	}
+	return o.join(ctx, cli, m)
+}
+
+// join adds a member as a learner (unless its peer URL is registered
+// already) and patches spec.initialCluster from etcd's member list.
+func (o *Operator) join(ctx context.Context, cli *clientv3.Client, name string) error {
+	ns := o.cfg.Namespace
+	url := MemberPeerURL(ns, name)
+	list, err := cli.MemberList(ctx)
+	if err != nil {
+		return err
+	}
+	registered := slices.ContainsFunc(list.Members, func(m *etcdserverpb.Member) bool { return slices.Contains(m.PeerURLs, url) })
+	if !registered {
+		resp, err := cli.MemberAddAsLearner(ctx, []string{url})
+		if err != nil {
+			return fmt.Errorf("add %s as learner: %w", name, err)
+		}
+		list.Members = resp.Members
+		o.log.Info("member added as learner", "namespace", ns, "member", name)
+	}
+	var initial []string
+	for _, em := range list.Members {
+		for _, u := range em.PeerURLs {
+			// Unstarted members have no name yet; ours are named after
+			// their host.
+			host := strings.TrimPrefix(u, "https://")
+			initial = append(initial, strings.SplitN(host, ".", 2)[0]+"="+u)
+		}
+	}
+	slices.Sort(initial)
+	patch := fmt.Sprintf(`{"spec":{"initialCluster":%q}}`, strings.Join(initial, ","))
+	_, err = o.c.dyn.Resource(EtcdMembers).Namespace(ns).Patch(ctx, name, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{})
+	return err
+}
+
+// promote promotes a learner once etcd accepts it (it refuses until the
+// learner has caught up).
+func (o *Operator) promote(ctx context.Context, cli *clientv3.Client, name string, id uint64) {
+	_, err := cli.MemberPromote(ctx, id)
+	switch {
+	case err == nil:
+		o.log.Info("learner promoted", "namespace", o.cfg.Namespace, "member", name)
+		_ = o.patchStatus(ctx, EtcdMembers, name, map[string]any{"memberID": strconv.FormatUint(id, 16), "isVoter": true})
+	case errors.Is(err, rpctypes.ErrMemberLearnerNotReady):
+	default:
+		o.log.Debug("promote learner", "member", name, "err", err)
+	}
+}
+
+// removeMember is the finalizer: MemberRemove through the other members,
+// then release the EtcdMember.
+func (o *Operator) removeMember(ctx context.Context, m member, all []member) error {
+	if !slices.Contains(m.obj.GetFinalizers(), MemberFinalizer) {
+		return nil
+	}
+	var peers []string
+	for _, p := range all {
+		if !p.deleting && p.isVoter {
+			peers = append(peers, p.name)
+		}
+	}
+	if len(peers) > 0 {
+		cli, err := o.etcdClient(ctx, peers)
+		if err != nil {
+			return err
+		}
+		defer cli.Close()
+		list, err := cli.MemberList(ctx)
+		if err != nil {
+			return err
+		}
+		url := MemberPeerURL(o.cfg.Namespace, m.name)
+		for _, em := range list.Members {
+			if slices.Contains(em.PeerURLs, url) {
+				if _, err := cli.MemberRemove(ctx, em.ID); err != nil && !errors.Is(err, rpctypes.ErrMemberNotFound) {
+					return err
+				}
+				o.log.Info("member removed from etcd", "namespace", o.cfg.Namespace, "member", m.name)
+			}
+		}
+	}
+	fins := slices.DeleteFunc(slices.Clone(m.obj.GetFinalizers()), func(f string) bool { return f == MemberFinalizer })
+	m.obj.SetFinalizers(fins)
+	_, err := o.c.dyn.Resource(EtcdMembers).Namespace(o.cfg.Namespace).Update(ctx, m.obj, metav1.UpdateOptions{})
+	return err
+}
+
+func (o *Operator) podReady(ctx context.Context, name string) bool {
+	p, err := o.c.kube.CoreV1().Pods(o.cfg.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// reportCluster sets status.readyMembers and the Available condition when
+// they changed.
+func (o *Operator) reportCluster(ctx context.Context, cluster *unstructured.Unstructured, ready, replicas int) error {
+	status, reason := "True", "Healthy"
+	switch {
+	case ready < replicas/2+1:
+		status, reason = "False", "QuorumLost"
+	case ready < replicas:
+		reason = "Degraded"
+	}
+	old, _, _ := unstructured.NestedInt64(cluster.Object, "status", "readyMembers")
+	conds, _, _ := unstructured.NestedSlice(cluster.Object, "status", "conditions")
+	if old == int64(ready) && len(conds) == 1 {
+		if c, ok := conds[0].(map[string]any); ok && c["status"] == status && c["reason"] == reason {
+			return nil
+		}
+	}
+	return o.patchStatus(ctx, EtcdClusters, ClusterName, map[string]any{
+		"readyMembers": int64(ready),
+		"conditions": []any{map[string]any{
+			"type": "Available", "status": status, "reason": reason,
+			"message":            fmt.Sprintf("%d of %d members ready", ready, replicas),
+			"lastTransitionTime": metav1.Now().UTC().Format("2006-01-02T15:04:05Z"),
+		}},
+	})
+}
