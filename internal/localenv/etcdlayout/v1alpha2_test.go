@@ -49,8 +49,14 @@ func TestV1alpha2_deletedMemberIsReplaced(t *testing.T) {
 
 	eventually(t, time.Minute, "member, pod and claim of "+victim+" gone", func(ctx context.Context) error {
 		for _, get := range []func() error{
-			func() error { _, err := dyn.Resource(etcdlayout.EtcdMembers).Namespace(tn.Namespace).Get(ctx, victim, metav1.GetOptions{}); return err },
-			func() error { _, err := tn.Kube().CoreV1().Pods(tn.Namespace).Get(ctx, victim, metav1.GetOptions{}); return err },
+			func() error {
+				_, err := dyn.Resource(etcdlayout.EtcdMembers).Namespace(tn.Namespace).Get(ctx, victim, metav1.GetOptions{})
+				return err
+			},
+			func() error {
+				_, err := tn.Kube().CoreV1().Pods(tn.Namespace).Get(ctx, victim, metav1.GetOptions{})
+				return err
+			},
 			func() error {
 				_, err := tn.Kube().CoreV1().PersistentVolumeClaims(tn.Namespace).Get(ctx, "data-"+victim, metav1.GetOptions{})
 				return err
