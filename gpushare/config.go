@@ -9,7 +9,15 @@ import (
 // Empty fields take HAMi's defaults (nvidia.com/gpu, nvidia.com/gpumem,
 // nvidia.com/gpumem-percentage, nvidia.com/gpucores).
 type ResourceNames struct {
-	GPU, Memory, MemoryPercentage, Cores string
+	// GPU counts GPUs (nvidia.com/gpu).
+	GPU string
+	// Memory is MiB per GPU (nvidia.com/gpumem).
+	Memory string
+	// MemoryPercentage is percent of each GPU's memory
+	// (nvidia.com/gpumem-percentage).
+	MemoryPercentage string
+	// Cores is percent of each GPU's compute (nvidia.com/gpucores).
+	Cores string
 }
 
 // Config mirrors the HAMi settings that decide requests, placement and

@@ -51,8 +51,10 @@ type MIGProfile struct {
 
 // MIGPlacement is a possible placement of a MIG instance.
 type MIGPlacement struct {
+	// Start is the first memory slice.
 	Start uint32
-	Size  uint32
+	// Size is the number of slices.
+	Size uint32
 }
 
 // IsNVIDIA reports whether HAMi's scheduler treats the device as an NVIDIA

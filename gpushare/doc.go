@@ -63,8 +63,12 @@
 //     request (gpumem that is not a whole number) or silently falls back
 //     (unknown policy names), NewPodRequest returns a *RequestError.
 //   - Not modelled: namespace ResourceQuota limits, topology-aware pair
-//     scores (the policy orders as spread), and dynamic MIG placement
-//     (MIG-mode GPUs are counted but never chosen; reason CardMigUnsupported).
+//     scores (the policy orders as spread), dynamic MIG placement
+//     (MIG-mode GPUs are counted but never chosen; reason
+//     CardMigUnsupported), and kube-scheduler's own predicates that run
+//     before HAMi's extender (taints, affinity, CPU and memory, allocatable
+//     nvidia.com/gpu, node handshake health): Fit answers HAMi's part of
+//     the decision.
 //   - GPU scores use existing usage only, as HAMi v2.9+ effectively does for
 //     NVIDIA (see DeviceScore).
 //   - Counting: the zero Config counts every allocation entry, as HAMi v2.9

@@ -36,6 +36,9 @@ var (
 	// ErrPodExists means the ledger already holds an allocation for the pod.
 	ErrPodExists = errors.New("pod already allocated")
 
+	// ErrAlreadyStarted means Start was called twice on one ledger.
+	ErrAlreadyStarted = errors.New("ledger already started")
+
 	// ErrInvalidConfig means a Config, addon setting or plugin setting is
 	// out of range.
 	ErrInvalidConfig = errors.New("invalid configuration")

@@ -32,7 +32,8 @@ const (
 // GPUFailure says why one GPU could not take a container.
 type GPUFailure struct {
 	// ID is the GPU UUID.
-	ID     string
+	ID string
+	// Reason is the first check the GPU failed.
 	Reason Reason
 	// Detail has the numbers, e.g. "2048 MiB free < 3000 requested".
 	Detail string
@@ -40,10 +41,13 @@ type GPUFailure struct {
 
 // NodeFailure says why a pod does not fit on one node.
 type NodeFailure struct {
+	// Node is the node's name.
 	Node string
 	// Container is the first container that did not fit.
 	Container string
-	Reason    Reason
+	// Reason is why: a node-level reason, or
+	// ReasonAllocatedCardsInsufficientRequest with GPUs saying why.
+	Reason Reason
 	// Detail has the numbers, e.g. "1 of 2 GPUs fit".
 	Detail string
 	// GPUs has a failure per GPU checked for Container.

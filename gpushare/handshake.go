@@ -32,6 +32,7 @@ const (
 
 // Handshake is a decoded hami.io/node-handshake value.
 type Handshake struct {
+	// State is the verb: Reported, Requesting or Deleted.
 	State HandshakeState
 	// Time is when the value was written. Scheduler timestamps carry no
 	// zone: they are read in loc (see DecodeHandshake).

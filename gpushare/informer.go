@@ -17,8 +17,11 @@ import (
 // initial lists are applied, or with ctx's error. Objects that do not
 // decode are recorded in Problems and logged. The informers keep only the
 // fields accounting needs, so their caches stay small on large clusters.
-// Start once per ledger.
+// A second call returns ErrAlreadyStarted.
 func (l *Ledger) Start(ctx context.Context, client kubernetes.Interface) error {
+	if !l.started.CompareAndSwap(false, true) {
+		return ErrAlreadyStarted
+	}
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(trimObject))
 	nodeReg, err := factory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { l.onNode(obj) },

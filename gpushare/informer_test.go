@@ -64,6 +64,7 @@ func TestLedgerFromKubeAPIServer(t *testing.T) {
 	l, err := gpushare.NewLedger(gpushare.Config{})
 	require.NoError(t, err)
 	require.NoError(t, l.Start(ctx, cs))
+	require.ErrorIs(t, l.Start(ctx, cs), gpushare.ErrAlreadyStarted)
 
 	used := func(node string) []gpushare.Amount {
 		nu, ok := l.Node(node)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -26,6 +27,8 @@ type Ledger struct {
 	problems map[string]error
 	index    nodeIndex
 	bulk     bool
+
+	started atomic.Bool
 }
 
 // gpu is one registered GPU and its usage.

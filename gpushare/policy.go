@@ -95,6 +95,7 @@ func compileGPUPolicy(p GPUPolicy) (gpuPolicy, error) {
 
 // Weights weigh the slot, core and memory terms of a GPU's score.
 type Weights struct {
+	// Slot, Core and Memory weigh the slot, core and memory terms.
 	Slot, Core, Memory int32
 }
 

@@ -53,9 +53,10 @@ type PodRequest struct {
 	Containers []ContainerRequest
 	// Selectors are the pod's GPU constraints.
 	Selectors Selectors
-	// NodePolicy and GPUPolicy override the Config's defaults when set.
+	// NodePolicy overrides the Config's node policy when set.
 	NodePolicy NodePolicy
-	GPUPolicy  GPUPolicy
+	// GPUPolicy overrides the Config's GPU policy when set.
+	GPUPolicy GPUPolicy
 	// Weights weigh the GPU score; the zero value means DefaultWeights.
 	Weights Weights
 }

@@ -22,12 +22,15 @@ type GPUUsage struct {
 
 // PodShare is one pod's share of one GPU.
 type PodShare struct {
+	// Namespace and Name identify the pod.
 	Namespace, Name string
-	Used            Amount
+	// Used is what the pod holds on the GPU.
+	Used Amount
 }
 
 // NodeUsage is one node's GPUs and totals.
 type NodeUsage struct {
+	// Name is the node's name.
 	Name string
 	// GPUs lists the registered GPUs by NVML index.
 	GPUs []GPUUsage
@@ -52,6 +55,7 @@ func (n NodeUsage) MemoryRatio() float64 {
 
 // NamespaceUsage is what one namespace's pods hold, summed over their GPUs.
 type NamespaceUsage struct {
+	// Namespace is the namespace's name.
 	Namespace string
 	// Pods is the number of counted pods.
 	Pods int
@@ -64,6 +68,7 @@ type NamespaceUsage struct {
 
 // PodUsage is one counted pod's allocation.
 type PodUsage struct {
+	// Namespace and Name identify the pod; Node is hami.io/vgpu-node.
 	Namespace, Name, Node string
 	// Allocation is the decoded hami.io/vgpu-devices-allocated.
 	Allocation PodAllocation
@@ -73,9 +78,11 @@ type PodUsage struct {
 
 // Summary is the cluster's totals.
 type Summary struct {
+	// Nodes with registered GPUs, GPUs, and counted pods.
 	Nodes, GPUs, Pods int
-	Capacity, Used    Amount
-	Free              Amount
+	// Capacity and Used sum every registered GPU; Free sums each GPU's
+	// free amount (never below 0).
+	Capacity, Used, Free Amount
 }
 
 // Nodes returns every node with registered GPUs or counted pods, by name.

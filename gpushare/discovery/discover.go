@@ -34,9 +34,10 @@ type Config struct {
 	// GPUs whose NVML memory query is not supported; without it such GPUs
 	// are skipped, as HAMi does.
 	PreConfiguredMemoryMiB int32
-	// FilterUUIDs and FilterIndexes are the plugin's filterdevices: GPUs
-	// never registered.
-	FilterUUIDs   []string
+	// FilterUUIDs are the plugin's filterdevices.uuid: GPUs never
+	// registered.
+	FilterUUIDs []string
+	// FilterIndexes are the plugin's filterdevices.index.
 	FilterIndexes []uint
 
 	// Logger receives debug logs; nil discards them.

@@ -16,8 +16,9 @@ type NVMLError struct {
 	Call string
 	// Device is the device index, or -1 for library calls.
 	Device int
-	// Code is NVML's return code and Message its text.
-	Code    int
+	// Code is NVML's return code.
+	Code int
+	// Message is NVML's text for Code, e.g. "ERROR_LIBRARY_NOT_FOUND".
 	Message string
 	// Err is ErrNoNVML when the failure means NVML is not available.
 	Err error

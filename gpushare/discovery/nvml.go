@@ -29,6 +29,7 @@ func nvmlErr(call string, dev int, ret nvml.Return) error {
 	return e
 }
 
+// Init loads libnvidia-ml and initialises NVML.
 func (n *nvmlLibrary) Init() error {
 	if ret := n.lib.Init(); ret != nvml.SUCCESS {
 		return nvmlErr("nvmlInit", -1, ret)
@@ -36,6 +37,7 @@ func (n *nvmlLibrary) Init() error {
 	return nil
 }
 
+// Shutdown shuts NVML down.
 func (n *nvmlLibrary) Shutdown() error {
 	if ret := n.lib.Shutdown(); ret != nvml.SUCCESS {
 		return nvmlErr("nvmlShutdown", -1, ret)
@@ -43,6 +45,7 @@ func (n *nvmlLibrary) Shutdown() error {
 	return nil
 }
 
+// Count returns nvmlDeviceGetCount.
 func (n *nvmlLibrary) Count() (int, error) {
 	c, ret := n.lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
@@ -51,6 +54,7 @@ func (n *nvmlLibrary) Count() (int, error) {
 	return c, nil
 }
 
+// GPU reads device i through its NVML handle.
 func (n *nvmlLibrary) GPU(i int) (GPU, error) {
 	dev, ret := n.lib.DeviceGetHandleByIndex(i)
 	if ret != nvml.SUCCESS {
