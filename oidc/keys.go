@@ -89,9 +89,8 @@ func (ks *keySet) snapshot(keys []jose.JSONWebKey, expires time.Time, prev *snap
 	usable := jose.JSONWebKeySet{Keys: make([]jose.JSONWebKey, 0, len(keys))}
 	ids := map[string]bool{}
 	for _, k := range keys {
-		if k.Use != "" && k.Use != "sig" {
-			continue
-		}
+		// Like the apiserver, "use" is not consulted: an "enc" key that
+		// signed a token still verifies it.
 		usable.Keys = append(usable.Keys, k)
 		ids[k.KeyID] = true
 	}

@@ -164,3 +164,29 @@ func TestStaticKeysNeedNoIssuer(t *testing.T) {
 var kidSeq atomic.Int64
 
 func randomKid() string { return fmt.Sprintf("random-%d", kidSeq.Add(1)) }
+
+func TestVerifierIsSafeForConcurrentUse(t *testing.T) {
+	iss, clk, v, sign := keysFixture(t, "no-cache")
+	good := sign(iss.Key())
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 30 {
+				if j%10 == 0 {
+					clk.Add(time.Second)
+				}
+				tok := good
+				if (i+j)%3 == 0 {
+					tok = sign(oidctest.Key{ID: randomKid(), Algorithm: iss.Key().Algorithm, Private: iss.Key().Private})
+				}
+				_, err := v.Verify(context.Background(), tok)
+				if tok == good {
+					require.NoError(t, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

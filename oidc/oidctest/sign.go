@@ -22,8 +22,18 @@ func (k Key) Sign(claims map[string]any) (string, error) {
 // SignPayload signs arbitrary payload bytes with k: malformed JSON, a
 // nesting bomb, anything a test needs to get past the signature check.
 func (k Key) SignPayload(payload []byte) (string, error) {
+	return k.SignWithHeaders(nil, payload)
+}
+
+// SignWithHeaders signs payload with extra protected headers (crit, jku,
+// a numeric kid, ...).
+func (k Key) SignWithHeaders(headers map[string]any, payload []byte) (string, error) {
 	jwk := jose.JSONWebKey{Key: k.Private, KeyID: k.ID, Algorithm: string(k.Algorithm)}
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Algorithm, Key: jwk}, (&jose.SignerOptions{}).WithType("JWT"))
+	opts := (&jose.SignerOptions{}).WithType("JWT")
+	for name, v := range headers {
+		opts = opts.WithHeader(jose.HeaderKey(name), v)
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Algorithm, Key: jwk}, opts)
 	if err != nil {
 		return "", fmt.Errorf("oidctest: new signer: %w", err)
 	}

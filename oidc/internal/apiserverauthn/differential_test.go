@@ -2,6 +2,7 @@ package apiserverauthn_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -137,12 +138,38 @@ func generate(t testing.TB, iss *oidctest.Issuer, n int) []oidctest.Case {
 	return out
 }
 
+// headerVariants are valid claims under unusual JOSE headers: both
+// implementations must agree on them too.
+func headerVariants(t testing.TB, iss *oidctest.Issuer) []oidctest.Case {
+	payload, err := json.Marshal(iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	require.NoError(t, err)
+	var out []oidctest.Case
+	for name, h := range map[string]map[string]any{
+		"crit exp":        {"crit": []string{"exp"}, "exp": 1},
+		"crit b64":        {"crit": []string{"b64"}, "b64": true},
+		"jku":             {"jku": "https://evil.example.org/keys"},
+		"x5u":             {"x5u": "https://evil.example.org/cert"},
+		"cty JWT":         {"cty": "JWT"},
+		"zip DEF":         {"zip": "DEF"},
+		"unknown header":  {"tenantkit": "x"},
+		"typ at+jwt":      {"typ": "at+jwt"},
+		"jwk embedded":    {"jwk": map[string]any{"kty": "oct", "k": "AAAA"}},
+		"crit empty list": {"crit": []string{}},
+	} {
+		tok, err := iss.Key().SignWithHeaders(h, payload)
+		require.NoError(t, err, name)
+		out = append(out, oidctest.Case{Name: "header " + name, Token: tok})
+	}
+	return out
+}
+
 func TestDifferential(t *testing.T) {
 	for _, alg := range []string{"RS256", "ES256"} {
 		t.Run(alg, func(t *testing.T) {
 			iss := oidctest.NewIssuer(t, oidctest.Config{Algorithm: joseAlg(alg)})
 			corpus := oidctest.Corpus(t, iss, oidctest.CorpusConfig{Cluster: acme, Other: other})
 			tokens := append(corpus, generate(t, iss, 300)...)
+			tokens = append(tokens, headerVariants(t, iss)...)
 			for name, jwt := range configs(iss) {
 				t.Run(name, func(t *testing.T) {
 					compare(t, newAPIServerAuthenticator(t, iss, jwt), newVerifier(t, iss, jwt), tokens)
