@@ -76,7 +76,11 @@ func (t *Target) Open(ctx context.Context, cfg localenv.Config) error {
 	if cfg.Logger == nil {
 		cfg.Logger = t.Logger()
 	}
-	step := Step(t.out(), "starting the embedded local environment (etcd, kube-apiserver)")
+	what := "starting the embedded local environment (etcd, kube-apiserver)"
+	if cfg.SkipAPIServer {
+		what = "starting the embedded local environment (etcd)"
+	}
+	step := Step(t.out(), what)
 	env, err := localenv.Start(ctx, cfg)
 	step.Done(err)
 	if err != nil {
