@@ -202,4 +202,3 @@ func listen(ctx context.Context, c config, h http.Handler, logger *slog.Logger) 
 	defer cancel()
 	return hs.Shutdown(shutdown)
 }
-
