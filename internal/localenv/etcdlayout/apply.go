@@ -68,10 +68,17 @@ func (l *V1alpha1) EtcdCluster() *unstructured.Unstructured {
 			}},
 			"podTemplate": map[string]any{
 				"metadata": map[string]any{"labels": map[string]any{"cozystack.io/service": "etcd"}},
-				"spec": map[string]any{"containers": []any{map[string]any{
-					"name":  "etcd",
-					"ports": []any{map[string]any{"name": "metrics", "containerPort": int64(MetricsPort), "protocol": "TCP"}},
-				}}},
+				"spec": map[string]any{
+					"containers": []any{map[string]any{
+						"name":  "etcd",
+						"ports": []any{map[string]any{"name": "metrics", "containerPort": int64(MetricsPort), "protocol": "TCP"}},
+					}},
+					"topologySpreadConstraints": []any{map[string]any{
+						"maxSkew": int64(1), "topologyKey": corev1.LabelHostname,
+						"whenUnsatisfiable": string(spread(cfg.StrictSpread)[0].WhenUnsatisfiable),
+						"labelSelector":     map[string]any{"matchLabels": map[string]any{"app.kubernetes.io/instance": ClusterName}},
+					}},
+				},
 			},
 			"podDisruptionBudgetTemplate": map[string]any{},
 		},

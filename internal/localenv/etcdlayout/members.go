@@ -204,10 +204,7 @@ func (o *Operator) memberPod(cluster *unstructured.Unstructured, m member, state
 				{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-" + name}}},
 				secret("client-tls", SecretServer), secret("peer-tls", SecretPeer),
 			},
-			TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
-				MaxSkew: 1, TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.ScheduleAnyway,
-				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": ClusterName}},
-			}},
+			TopologySpreadConstraints: memberSpread(cluster),
 		},
 	}
 }
@@ -239,3 +236,15 @@ func kebab(s string) string {
 }
 
 func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+
+// memberSpread is the EtcdCluster's topology spread for the strict case,
+// else Cozystack's default (one member per node, preferred).
+func memberSpread(cluster *unstructured.Unstructured) []corev1.TopologySpreadConstraint {
+	tsc, _, _ := unstructured.NestedSlice(cluster.Object, "spec", "topologySpreadConstraints")
+	for _, c := range tsc {
+		if m, ok := c.(map[string]any); ok && m["whenUnsatisfiable"] == string(corev1.DoNotSchedule) {
+			return spread(true)
+		}
+	}
+	return spread(false)
+}

@@ -78,15 +78,25 @@ func statefulSet(cfg Config) *appsv1.StatefulSet {
 						secretVolume("server-certificate", SecretServer),
 						secretVolume("client-trusted-ca-certificate", SecretCA),
 					},
-					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
-						MaxSkew:           1,
-						TopologyKey:       corev1.LabelHostname,
-						WhenUnsatisfiable: corev1.ScheduleAnyway,
-						LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": ClusterName}},
-					}},
+					TopologySpreadConstraints: spread(cfg.StrictSpread),
 				},
 			},
 			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{claim},
 		},
 	}
+}
+
+// spread is the chart's topology spread constraint: one member per node,
+// preferred (or required with strict).
+func spread(strict bool) []corev1.TopologySpreadConstraint {
+	when := corev1.ScheduleAnyway
+	if strict {
+		when = corev1.DoNotSchedule
+	}
+	return []corev1.TopologySpreadConstraint{{
+		MaxSkew:           1,
+		TopologyKey:       corev1.LabelHostname,
+		WhenUnsatisfiable: when,
+		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": ClusterName}},
+	}}
 }

@@ -40,6 +40,15 @@ type Config struct {
 	// Image is the etcd image written into the pod template. Default
 	// DefaultImage.
 	Image string
+	// StrictSpread makes the members' topology spread over
+	// kubernetes.io/hostname a hard constraint (whenUnsatisfiable:
+	// DoNotSchedule) instead of Cozystack's default ScheduleAnyway, under
+	// which two members may share a node. Cozystack installations can set
+	// this through their global topology spread constraints; tests use it
+	// when they need one member per node. Cordoned nodes count as spread
+	// domains, so a member cannot move onto a node that already has one
+	// while another node is cordoned and empty.
+	StrictSpread bool
 }
 
 func (cfg Config) withDefaults() (Config, error) {

@@ -94,6 +94,11 @@ func NewV1alpha2(cfg Config) (*V1alpha2, error) {
 				"autoCompactionRetention": "5m", "snapshotCount": int64(10000),
 			},
 			"additionalMetadata": map[string]any{"labels": map[string]any{"cozystack.io/service": "etcd"}},
+			"topologySpreadConstraints": []any{map[string]any{
+				"maxSkew": int64(1), "topologyKey": corev1.LabelHostname,
+				"whenUnsatisfiable": string(spread(cfg.StrictSpread)[0].WhenUnsatisfiable),
+				"labelSelector":     map[string]any{"matchLabels": map[string]any{"app.kubernetes.io/instance": ClusterName}},
+			}},
 			"tls": map[string]any{
 				"client": map[string]any{
 					"serverSecretRef":         map[string]any{"name": SecretServer},
