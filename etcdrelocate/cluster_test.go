@@ -2,43 +2,50 @@ package etcdrelocate_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
+	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
 	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/internal/localenv/etcdlayout"
 )
 
 // tenantEnv is a simulated cluster (nodes node-a … node-d) running a
-// 3-member tenant etcd in the StatefulSet layout on node-a, node-b and
-// node-d; node-c is free, the usual target.
+// 3-member tenant etcd in the StatefulSet layout on three of the nodes, with
+// node-c kept free as the usual target.
 type tenantEnv struct {
 	env    *localenv.Env
 	tenant *etcdlayout.Tenant
 }
 
-func startTenant(t *testing.T) *tenantEnv {
+func startTenant(t testing.TB, cfg etcdlayout.Config) *tenantEnv {
 	t.Helper()
 	env := localenv.StartT(t, localenv.Config{Cluster: &localenv.ClusterConfig{
 		Nodes: []localenv.NodeConfig{{Name: "node-a"}, {Name: "node-b"}, {Name: "node-c"}, {Name: "node-d"}},
 	}})
-	ctx := t.Context()
+	ctx := context.Background()
 	// Keep node-c free while the members are placed.
 	require.NoError(t, env.Cluster().Cordon(ctx, "node-c"))
-	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Tenant: "demo"})
+	if cfg.Tenant == "" && cfg.Namespace == "" {
+		cfg.Tenant = "demo"
+	}
+	tn := etcdlayout.StartT(t, env, cfg)
 	require.NoError(t, env.Cluster().Uncordon(ctx, "node-c"))
 	return &tenantEnv{env: env, tenant: tn}
 }
 
 // relocator returns a fresh Relocator that reaches the members through the
-// simulated cluster's DNS, as a tool outside the cluster network would
+// simulated cluster's DNS, as a tool outside the cluster network does
 // through a port-forward.
-func (te *tenantEnv) relocator(t *testing.T, progress func(etcdrelocate.Event)) *etcdrelocate.Relocator {
+func (te *tenantEnv) relocator(t testing.TB, progress func(etcdrelocate.Event)) *etcdrelocate.Relocator {
 	t.Helper()
 	dyn, err := dynamic.NewForConfig(te.env.RESTConfig())
 	require.NoError(t, err)
@@ -53,21 +60,179 @@ func (te *tenantEnv) relocator(t *testing.T, progress func(etcdrelocate.Event)) 
 	return r
 }
 
-func (te *tenantEnv) podNode(t *testing.T, pod string) string {
-	p, err := te.tenant.Kube().CoreV1().Pods(te.tenant.Namespace).Get(t.Context(), pod, metav1.GetOptions{})
+func (te *tenantEnv) client(t testing.TB) *clientv3.Client {
+	t.Helper()
+	c, err := te.tenant.Client(context.Background())
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func (te *tenantEnv) podNode(t testing.TB, pod string) string {
+	t.Helper()
+	p, err := te.tenant.Kube().CoreV1().Pods(te.tenant.Namespace).Get(context.Background(), pod, metav1.GetOptions{})
 	require.NoError(t, err)
 	return p.Spec.NodeName
 }
 
-func TestRelocateStatefulSetMember(t *testing.T) {
-	te := startTenant(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
-	defer cancel()
-	r := te.relocator(t, func(e etcdrelocate.Event) {
-		t.Logf("step %2d/%d %-16s %-8s %s", e.Index+1, e.Total, e.Step, e.Phase, e.Message)
-	})
-	s, err := r.Observe(ctx, te.tenant.Namespace, "etcd")
+// freeNode returns a Ready node running no member.
+func (te *tenantEnv) freeNode(t testing.TB, s *etcdrelocate.State) string {
+	t.Helper()
+	used := map[string]bool{}
+	for _, m := range s.Members {
+		used[m.Node()] = true
+	}
+	for _, n := range s.Nodes {
+		if !used[n.Name] && n.Ready && !n.Unschedulable {
+			return n.Name
+		}
+	}
+	t.Fatal("no free node")
+	return ""
+}
+
+func (te *tenantEnv) observe(t testing.TB, r *etcdrelocate.Relocator) *etcdrelocate.State {
+	t.Helper()
+	s, err := r.Observe(context.Background(), te.tenant.Namespace, "etcd")
 	require.NoError(t, err)
+	return s
+}
+
+// leaderPod returns the pod of the current leader.
+func leaderPod(t testing.TB, s *etcdrelocate.State) string {
+	t.Helper()
+	m := s.MemberByID(s.Leader())
+	require.NotNil(t, m, "no agreed leader")
+	require.NotNil(t, m.Pod)
+	return m.Pod.Name
+}
+
+// moveReport is what one relocation under load showed.
+type moveReport struct {
+	name     string
+	took     time.Duration
+	catchUp  time.Duration
+	load     etcdrelocatetest.LoadReport
+	monitor  etcdrelocatetest.MonitorReport
+	complete bool
+	note     string
+}
+
+func (m moveReport) row() string {
+	ratio := "-"
+	if m.catchUp > 0 {
+		ratio = fmt.Sprintf("%.2f", m.took.Seconds()/m.catchUp.Seconds())
+	}
+	return fmt.Sprintf("%-22s %8s %8s %6s %7d %7d %9s %8d %5d %9s %t %s", m.name, m.took.Round(100*time.Millisecond), m.catchUp.Round(100*time.Millisecond),
+		ratio, m.load.Acked, m.load.Failed, m.load.LongestGap.Round(time.Millisecond), m.monitor.MinFaultTolerance,
+		m.monitor.MaxUnsyncedVoters, m.monitor.AtZero.Round(100*time.Millisecond), m.complete, m.note)
+}
+
+const reportHeader = "procedure              duration  catchup  ratio   acked  failed   longest  min-FT unsync   at-FT0  done note"
+
+// relocateUnderLoad moves member to target with a write load and a
+// fault-tolerance monitor running through the whole move, and checks that
+// every acknowledged write is readable afterwards.
+func (te *tenantEnv) relocateUnderLoad(t *testing.T, name, member, target string) moveReport {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cli := te.client(t)
+	load := etcdrelocatetest.StartLoad(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/load/" + name + "/"})
+	mon := etcdrelocatetest.StartMonitor(t, te.client(t), etcdrelocatetest.MonitorConfig{})
+	time.Sleep(time.Second)
+	r := te.relocator(t, func(e etcdrelocate.Event) {
+		if e.Phase != etcdrelocate.EventStarted {
+			t.Logf("%s: step %2d/%d %-16s %-8s %s (%s)", name, e.Index+1, e.Total, e.Step, e.Phase, e.Message, e.Elapsed.Round(time.Millisecond))
+		}
+	})
+	plan, err := r.Plan(ctx, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: member, TargetNode: target,
+		Options: etcdrelocate.Options{SnapshotDir: t.TempDir()}})
+	require.NoError(t, err)
+	res, err := r.Execute(ctx, plan)
+	require.NoError(t, err)
+	time.Sleep(time.Second)
+	rep := moveReport{name: name, took: res.Duration, load: load.Stop(), monitor: mon.Stop(), complete: true}
+	for _, k := range []etcdrelocate.StepKind{etcdrelocate.StepWaitPod, etcdrelocate.StepCatchUp} {
+		if s := res.Step(k); s != nil {
+			rep.catchUp += s.Duration
+		}
+	}
+	load.Verify(t, ctx, cli)
+	require.Equal(t, target, te.podNode(t, member))
+	require.NotNil(t, res.Verification)
+	require.Empty(t, res.Verification.Problems)
+	t.Logf("%s: relocated %s to %s in %s; %d writes acknowledged, %d failed, longest gap %s; min fault tolerance %d, %s at ≤0\n%s",
+		name, member, target, res.Duration.Round(time.Millisecond), rep.load.Acked, rep.load.Failed, rep.load.LongestGap,
+		rep.monitor.MinFaultTolerance, rep.monitor.AtZero, res.Verification)
+	return rep
+}
+
+// replayDocumented runs the documented shell procedure on member with the
+// same load and monitor, cordoning the source as operators do to steer the
+// pod away.
+func (te *tenantEnv) replayDocumented(t *testing.T, name, member string) (moveReport, *etcdrelocatetest.DocumentedReport) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	from := te.podNode(t, member)
+	cli := te.client(t)
+	load := etcdrelocatetest.StartLoad(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/load/" + name + "/"})
+	mon := etcdrelocatetest.StartMonitor(t, te.client(t), etcdrelocatetest.MonitorConfig{})
+	time.Sleep(time.Second)
+	require.NoError(t, te.env.Cluster().Cordon(ctx, from))
+	doc, err := etcdrelocatetest.ReplayDocumented(ctx, etcdrelocatetest.DocumentedConfig{
+		Kube: te.tenant.Kube(), Namespace: te.tenant.Namespace, Member: member,
+		Client: func(ctx context.Context, endpoint string) (*clientv3.Client, error) {
+			cfg, err := te.tenant.ClientConfig(ctx)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Endpoints = []string{endpoint}
+			return clientv3.New(cfg)
+		},
+	})
+	require.NoError(t, err)
+	require.NoError(t, te.env.Cluster().Uncordon(ctx, from))
+	time.Sleep(time.Second)
+	rep := moveReport{name: name, took: doc.Duration, load: load.Stop(), monitor: mon.Stop(), complete: doc.WaitErr == nil}
+	var notes []string
+	for _, s := range doc.Steps {
+		t.Logf("%s: %-45s %8s %v", name, s.Name, s.Took.Round(time.Millisecond), s.Err)
+	}
+	if doc.WaitErr != nil {
+		notes = append(notes, "pod never Ready")
+	}
+	if n := te.tocommitPanics(t, member); n > 0 {
+		notes = append(notes, fmt.Sprintf("tocommit panic x%d", n))
+	}
+	rep.note = strings.Join(notes, ", ")
+	load.Verify(t, ctx, cli)
+	return rep, doc
+}
+
+// tocommitPanics counts "tocommit(N) is out of range" panics in the logs of
+// the pod's container.
+func (te *tenantEnv) tocommitPanics(t testing.TB, pod string) int {
+	info, ok := te.env.Cluster().Pod(te.tenant.Namespace, pod)
+	if !ok {
+		return 0
+	}
+	n := 0
+	for _, c := range info.Containers {
+		n += strings.Count(tailFile(c.LogPath), "is out of range [lastIndex")
+	}
+	return n
+}
+
+// TestRelocateStatefulSet relocates a follower and then the leader of a
+// 3-member tenant etcd with a steady write load running, replays the
+// documented shell procedure on the same cluster as the baseline, and
+// checks the refusals on the real cluster.
+func TestRelocateStatefulSet(t *testing.T) {
+	te := startTenant(t, etcdlayout.Config{})
+	r := te.relocator(t, nil)
+	s := te.observe(t, r)
 	require.Equal(t, etcdrelocate.LayoutStatefulSet, s.Layout)
 	require.Len(t, s.Voters(), 3)
 	for _, m := range s.Members {
@@ -76,17 +241,89 @@ func TestRelocateStatefulSetMember(t *testing.T) {
 		require.NotNil(t, m.PV)
 		require.Equal(t, m.Pod.Node, m.PV.Node)
 	}
-	from := te.podNode(t, "etcd-1")
-	plan, err := etcdrelocate.NewPlan(s, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: "etcd-1", TargetNode: "node-c",
-		Options: etcdrelocate.Options{SnapshotDir: t.TempDir()}})
-	require.NoError(t, err)
-	t.Log("\n" + plan.String())
-	res, err := r.Execute(ctx, plan)
-	require.NoError(t, err)
-	require.Equal(t, "node-c", te.podNode(t, "etcd-1"))
-	require.NotEqual(t, from, "node-c")
-	require.NotZero(t, res.NewMemberID)
-	require.NotEqual(t, plan.Member.ID, res.NewMemberID)
-	require.NotNil(t, res.Verification)
-	t.Logf("relocated in %s\n%s", res.Duration, res.Verification)
+	t.Run("refusals", func(t *testing.T) { testRefusals(t, te) })
+
+	var reports []moveReport
+	t.Run("follower", func(t *testing.T) {
+		s := te.observe(t, r)
+		member := "etcd-1"
+		if leaderPod(t, s) == member {
+			member = "etcd-2"
+		}
+		reports = append(reports, te.relocateUnderLoad(t, "library, follower", member, "node-c"))
+	})
+	t.Run("leader", func(t *testing.T) {
+		s := te.observe(t, r)
+		leader := leaderPod(t, s)
+		reports = append(reports, te.relocateUnderLoad(t, "library, leader", leader, te.freeNode(t, s)))
+	})
+	t.Run("documented", func(t *testing.T) {
+		s := te.observe(t, r)
+		member := "etcd-0"
+		if leaderPod(t, s) == member {
+			member = "etcd-1"
+		}
+		rep, _ := te.replayDocumented(t, "documented, follower", member)
+		reports = append(reports, rep)
+	})
+	lines := []string{reportHeader}
+	for _, rp := range reports {
+		lines = append(lines, rp.row())
+	}
+	t.Log("relocation under a steady write load (about 50 writes/s):\n" + strings.Join(lines, "\n"))
+}
+
+func testRefusals(t *testing.T, te *tenantEnv) {
+	ctx := context.Background()
+	r := te.relocator(t, nil)
+	plan := func(member, target string) error {
+		_, err := r.Plan(ctx, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: member, TargetNode: target})
+		return err
+	}
+	s := te.observe(t, r)
+	t.Run("target holds a replica", func(t *testing.T) {
+		require.ErrorIs(t, plan("etcd-1", te.podNode(t, "etcd-0")), etcdrelocate.ErrTargetHasReplica)
+	})
+	t.Run("unknown layout", func(t *testing.T) {
+		_, err := te.tenant.Kube().CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
+		require.NoError(t, err)
+		_, err = r.Plan(ctx, etcdrelocate.Request{Namespace: "default", Member: "etcd-1", TargetNode: "node-c"})
+		require.ErrorIs(t, err, etcdrelocate.ErrUnknownLayout)
+	})
+	t.Run("learner present", func(t *testing.T) {
+		cli := te.client(t)
+		var resp *clientv3.MemberAddResponse
+		require.Eventually(t, func() bool {
+			var err error
+			resp, err = cli.MemberAddAsLearner(ctx, []string{"https://stray.etcd-headless." + te.tenant.Namespace + ".svc:2380"})
+			return err == nil
+		}, time.Minute, 500*time.Millisecond)
+		defer func() {
+			_, err := cli.MemberRemove(ctx, resp.Member.ID)
+			require.NoError(t, err)
+		}()
+		require.ErrorIs(t, plan("etcd-1", "node-c"), etcdrelocate.ErrLearnerPresent)
+	})
+	t.Run("alarm raised", func(t *testing.T) {
+		cli := te.client(t)
+		id := s.Members[0].ID
+		etcdrelocatetest.RaiseAlarm(t, ctx, cli, id, pbNOSPACE)
+		defer func() {
+			_, err := cli.AlarmDisarm(ctx, &clientv3.AlarmMember{MemberID: id, Alarm: pbNOSPACE})
+			require.NoError(t, err)
+		}()
+		require.ErrorIs(t, plan("etcd-1", "node-c"), etcdrelocate.ErrAlarm)
+	})
+	t.Run("member down", func(t *testing.T) {
+		node := te.podNode(t, "etcd-2")
+		require.NoError(t, te.env.Cluster().Down(ctx, node))
+		defer func() { require.NoError(t, te.env.Cluster().Up(ctx, node)) }()
+		require.Eventually(t, func() bool {
+			return errorsIs(plan("etcd-1", "node-c"), etcdrelocate.ErrMemberDown)
+		}, time.Minute, time.Second)
+	})
+	// Wait for the cluster to heal before the relocations.
+	require.Eventually(t, func() bool {
+		return plan("etcd-1", "node-c") == nil
+	}, 2*time.Minute, time.Second)
 }

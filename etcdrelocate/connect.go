@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -36,6 +37,50 @@ type connector struct {
 	tls  *tls.Config
 	dial DialFunc
 	call time.Duration
+
+	mu      sync.Mutex
+	members map[string]*clientv3.Client
+}
+
+// member returns a client whose only endpoint is url, kept for reuse until
+// close: Status, HashKV and MoveLeader go to one member each.
+func (c *connector) member(url string) (*clientv3.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cli := c.members[url]; cli != nil {
+		return cli, nil
+	}
+	cli, err := c.client(url)
+	if err != nil {
+		return nil, err
+	}
+	if c.members == nil {
+		c.members = map[string]*clientv3.Client{}
+	}
+	c.members[url] = cli
+	return cli, nil
+}
+
+// drop closes and forgets the client of url, so that the next call dials
+// afresh instead of waiting out gRPC's reconnect back-off (a member's pod
+// may have moved to a new address).
+func (c *connector) drop(url string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cli := c.members[url]; cli != nil {
+		cli.Close()
+		delete(c.members, url)
+	}
+}
+
+// close closes the member clients.
+func (c *connector) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for url, cli := range c.members {
+		cli.Close()
+		delete(c.members, url)
+	}
 }
 
 // client returns a client for endpoints. The caller closes it.

@@ -48,7 +48,8 @@
 //
 // The pod keeps its name, so the member keeps its peer URL
 // https://etcd-N.etcd-headless.<ns>.svc:2380, and the only workable order is
-// remove first (a second member with the same URL or pod name cannot exist):
+// old member out first (a second member with the same URL or pod name
+// cannot exist):
 //
 //  1. checkpoint: record the member's ID, peer URL, pod and claim UIDs and
 //     the target in ConfigMap <cluster>-relocate (also a lock);
@@ -57,22 +58,29 @@
 //  3. move-leader: if the member leads, MoveLeader (on a client of the
 //     leader only) to the most up-to-date voter;
 //  4. cordon the source node, unless it was cordoned already;
-//  5. remove-member: MemberRemove, with every other voter healthy;
-//  6. delete-storage: delete the claim, then the pod, by UID, and wait until
-//     both are gone — only now, with the old ID out of etcd, can no empty
-//     etcd start under it (the documented procedure deletes first, and an
-//     empty member started in that gap panics with "tocommit(N) is out of
-//     range" and crash-loops on its half-written WAL);
+//  5. stop-member: with every other voter healthy, put a hold finalizer on
+//     the claim and delete it, then delete the pod (by UID). etcd stops
+//     gracefully, so clients move to the other members without a failed
+//     request. The held claim keeps the data, and a pod cannot start on a
+//     claim that is being deleted, so nothing can start under the old
+//     member ID — the race of the documented procedure, where an empty
+//     member started under the still-registered ID panics with
+//     "tocommit(N) is out of range" and then crash-loops on the WAL it
+//     wrote;
+//  6. remove-member: MemberRemove of the stopped member (etcd always allows
+//     removing a member that is down, if quorum remains);
 //  7. add-learner: MemberAddAsLearner with the same peer URL, so the new
 //     member does not vote (and does not count towards quorum) before it
 //     has the data;
-//  8. claim-on-target: create the claim pinned to the target node —
-//     pre-bound to a free local volume there when the class has no
-//     provisioner, else annotated volume.kubernetes.io/selected-node — or
-//     pin the one the StatefulSet controller created;
+//  8. claim-on-target: release the held claim — the old data goes only now
+//     — and at once create the claim pinned to the target node: pre-bound
+//     to a free local volume there when the class has no provisioner, else
+//     annotated volume.kubernetes.io/selected-node (while the claim is held
+//     the StatefulSet controller cannot create an unpinned one that the
+//     scheduler would bind anywhere);
 //  9. wait-pod: the pod runs on the target and answers Status as the new
-//     learner of the same cluster (a pod placed elsewhere has its learner
-//     removed and is moved again);
+//     learner of the same cluster (a pod placed elsewhere anyway has its
+//     learner removed and is moved again);
 //  10. catch-up: the learner's applied index reaches the leader's committed
 //     index sampled when the wait began;
 //  11. promote: MemberPromote, retried while etcd says "not in sync";

@@ -28,8 +28,8 @@ func ExampleNewPlan() {
 	// snapshot         voters=3 learners=0 fault-tolerance=1
 	// move-leader      voters=3 learners=0 fault-tolerance=1
 	// cordon           voters=3 learners=0 fault-tolerance=1
+	// stop-member      voters=3 learners=0 fault-tolerance=0
 	// remove-member    voters=2 learners=0 fault-tolerance=0
-	// delete-storage   voters=2 learners=0 fault-tolerance=0
 	// add-learner      voters=2 learners=1 fault-tolerance=0
 	// claim-on-target  voters=2 learners=1 fault-tolerance=0
 	// wait-pod         voters=2 learners=1 fault-tolerance=0

@@ -84,6 +84,7 @@ func (r *Relocator) Execute(ctx context.Context, p *Plan) (*Result, error) {
 		return x.res, err
 	}
 	defer x.cli.Close()
+	defer x.conn.close()
 	for i, st := range p.Steps {
 		if err := ctx.Err(); err != nil {
 			return x.res, err
@@ -129,7 +130,15 @@ func (x *run) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	eps := x.r.endpoints(kv, x.p.Namespace)
+	// Talk to the other members only: the moved member is removed, then
+	// replaced by a learner that refuses most calls.
+	moved := hostOf(x.p.Member.PeerURL)
+	var eps []string
+	for _, ep := range x.r.endpoints(kv, x.p.Namespace) {
+		if hostOf(ep) != moved {
+			eps = append(eps, ep)
+		}
+	}
 	if len(eps) == 0 {
 		return fmt.Errorf("%w: no etcd endpoints in %s (no pods of %s)", ErrInvalidConfig, x.p.Namespace, x.p.Cluster)
 	}
@@ -153,8 +162,8 @@ func (x *run) step(ctx context.Context, kind StepKind) (string, bool, error) {
 		return x.cordon(ctx)
 	case StepRemoveMember:
 		return x.removeMember(ctx)
-	case StepDeleteStorage:
-		return x.deleteStorage(ctx)
+	case StepStopMember:
+		return x.stopMember(ctx)
 	case StepAddLearner:
 		return x.addLearner(ctx)
 	case StepClaimOnTarget:
@@ -312,6 +321,9 @@ func (x *run) rollback(ctx context.Context, kind StepKind, cause error) error {
 			x.r.log.Error("ROLLBACK FAILED: could not remove the learner", "learner", FormatID(m.ID), "err", err)
 			return nil
 		}
+	}
+	if _, err := x.releaseHeld(rctx); err != nil {
+		x.r.log.Error("could not release the held claim", "claim", x.p.Member.PVC, "err", err)
 	}
 	x.r.log.Error("ROLLED BACK: the new member did not become a voter; the cluster runs with one voter fewer",
 		"voters", rb.Voters, "removed", FormatID(rb.RemovedID), "learner", FormatID(rb.LearnerID), "snapshot", rb.SnapshotPath, "cause", cause)

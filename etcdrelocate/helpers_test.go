@@ -2,21 +2,30 @@ package etcdrelocate_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"os"
 	"testing"
+
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 )
 
 // testLogger logs through t.Log at info level.
-func testLogger(t *testing.T) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(&tHandler{t: t})
 }
 
 type tHandler struct {
-	t     *testing.T
+	t     testing.TB
 	attrs []slog.Attr
 }
 
-func (h *tHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
+func (h *tHandler) Enabled(_ context.Context, l slog.Level) bool {
+	if os.Getenv("TENANTKIT_DEBUG") != "" {
+		return true
+	}
+	return l >= slog.LevelInfo
+}
 
 func (h *tHandler) Handle(_ context.Context, r slog.Record) error {
 	msg := r.Level.String() + " " + r.Message
@@ -33,3 +42,16 @@ func (h *tHandler) WithAttrs(as []slog.Attr) slog.Handler {
 }
 
 func (h *tHandler) WithGroup(string) slog.Handler { return h }
+
+// tailFile returns a file's content, "" if it cannot be read.
+func tailFile(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return string(data)
+}
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+const pbNOSPACE = pb.AlarmType_NOSPACE

@@ -10,21 +10,20 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 )
 
-// voterStatuses asks every started voter in ms for its Status.
-func voterStatuses(ctx context.Context, conn *connector, ms []*pb.Member) map[uint64]*MemberStatus {
+// voterStatuses asks every started voter in ms except skip for its Status.
+func voterStatuses(ctx context.Context, conn *connector, ms []*pb.Member, skip uint64) map[uint64]*MemberStatus {
 	out := map[uint64]*MemberStatus{}
 	for _, m := range ms {
-		if m.IsLearner || len(m.ClientURLs) == 0 {
+		if m.IsLearner || len(m.ClientURLs) == 0 || m.ID == skip {
 			continue
 		}
-		c, err := conn.client(m.ClientURLs[0])
+		c, err := conn.member(m.ClientURLs[0])
 		if err != nil {
 			continue
 		}
 		if st, err := memberStatus(ctx, conn, c, m.ClientURLs[0]); err == nil {
 			out[m.ID] = st
 		}
-		c.Close()
 	}
 	return out
 }
@@ -56,7 +55,9 @@ func moveLeaderAway(ctx context.Context, conn *connector, mem *membership, from 
 		if err != nil {
 			return false, err
 		}
-		sts := voterStatuses(ctx, conn, ms)
+		// The member itself is not asked: it may be stopping; the others
+		// report whether it leads.
+		sts := voterStatuses(ctx, conn, ms, from)
 		leader := agreedLeader(sts)
 		switch {
 		case leader == 0:
@@ -74,11 +75,10 @@ func moveLeaderAway(ctx context.Context, conn *connector, mem *membership, from 
 		if to == 0 || lm == nil || len(lm.ClientURLs) == 0 {
 			return false, keepTrying{fmt.Errorf("%w: no healthy voter to take over leadership", ErrQuorumAtRisk)}
 		}
-		c, err := conn.client(lm.ClientURLs[0])
+		c, err := conn.member(lm.ClientURLs[0])
 		if err != nil {
 			return false, keepTrying{err}
 		}
-		defer c.Close()
 		cctx, cancel := conn.callCtx(ctx)
 		_, err = c.MoveLeader(cctx, to)
 		cancel()

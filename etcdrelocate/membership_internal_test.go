@@ -81,6 +81,7 @@ type etcdFixture struct {
 func newEtcdFixture(t *testing.T) *etcdFixture {
 	env := localenv.StartT(t, localenv.Config{SkipAPIServer: true})
 	conn := &connector{tls: env.Etcd().TLSConfig(), call: 5 * time.Second}
+	t.Cleanup(conn.close)
 	cli, err := conn.client(env.Etcd().Endpoints()...)
 	require.NoError(t, err)
 	t.Cleanup(func() { cli.Close() })
@@ -195,12 +196,12 @@ func TestMembershipAgainstEtcd(t *testing.T) {
 	t.Run("move leader", func(t *testing.T) {
 		ms, err := f.mem.list(ctx)
 		require.NoError(t, err)
-		leader := agreedLeader(voterStatuses(ctx, f.conn, ms))
+		leader := agreedLeader(voterStatuses(ctx, f.conn, ms, 0))
 		require.NotZero(t, leader)
 		moved, err := moveLeaderAway(ctx, f.conn, f.mem, leader, time.Minute)
 		require.NoError(t, err)
 		require.True(t, moved)
-		now := agreedLeader(voterStatuses(ctx, f.conn, ms))
+		now := agreedLeader(voterStatuses(ctx, f.conn, ms, 0))
 		require.NotZero(t, now)
 		require.NotEqual(t, leader, now)
 		moved, err = moveLeaderAway(ctx, f.conn, f.mem, leader, time.Minute)

@@ -30,6 +30,7 @@ func (r *Relocator) Observe(ctx context.Context, namespace, cluster string) (*St
 	if err != nil {
 		return nil, err
 	}
+	defer conn.close()
 	ev, err := observeEtcd(ctx, conn, r.endpoints(kv, namespace))
 	if err != nil {
 		return nil, err

@@ -45,13 +45,6 @@ func observeEtcd(ctx context.Context, conn *connector, endpoints []string) (*etc
 		v.members = append(v.members, Member{ID: pm.ID, Name: pm.Name, PeerURLs: pm.PeerURLs, ClientURLs: pm.ClientURLs, IsLearner: pm.IsLearner})
 	}
 	clients := statusAll(ctx, conn, v.members)
-	defer func() {
-		for _, c := range clients {
-			if c != nil {
-				c.Close()
-			}
-		}
-	}()
 	cctx, cancel = conn.callCtx(ctx)
 	alarms, err := cli.AlarmList(cctx)
 	cancel()
@@ -78,7 +71,7 @@ func statusAll(ctx context.Context, conn *connector, ms []Member) []*clientv3.Cl
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := conn.client(m.ClientURLs[0])
+			c, err := conn.member(m.ClientURLs[0])
 			if err != nil {
 				m.StatusError = err.Error()
 				return
@@ -98,10 +91,11 @@ func statusAll(ctx context.Context, conn *connector, ms []Member) []*clientv3.Cl
 
 // memberStatus calls Status on one endpoint.
 func memberStatus(ctx context.Context, conn *connector, c *clientv3.Client, endpoint string) (*MemberStatus, error) {
-	cctx, cancel := context.WithTimeout(ctx, min(conn.callOr(5*time.Second), 5*time.Second))
+	cctx, cancel := context.WithTimeout(ctx, min(conn.callOr(2*time.Second), 2*time.Second))
 	defer cancel()
 	r, err := c.Status(cctx, endpoint)
 	if err != nil {
+		conn.drop(endpoint)
 		return nil, fmt.Errorf("status %s: %w", endpoint, err)
 	}
 	return statusOf(r), nil
@@ -180,12 +174,11 @@ func leaderOf(ctx context.Context, conn *connector, ms []*pb.Member) uint64 {
 		if m.IsLearner || len(m.ClientURLs) == 0 {
 			continue
 		}
-		c, err := conn.client(m.ClientURLs[0])
+		c, err := conn.member(m.ClientURLs[0])
 		if err != nil {
 			continue
 		}
 		st, err := memberStatus(ctx, conn, c, m.ClientURLs[0])
-		c.Close()
 		if err != nil {
 			continue
 		}

@@ -18,7 +18,7 @@ const (
 	StepCordon           StepKind = "cordon"
 	StepPinPlacement     StepKind = "pin-placement"
 	StepRemoveMember     StepKind = "remove-member"
-	StepDeleteStorage    StepKind = "delete-storage"
+	StepStopMember       StepKind = "stop-member"
 	StepAddLearner       StepKind = "add-learner"
 	StepClaimOnTarget    StepKind = "claim-on-target"
 	StepWaitPod          StepKind = "wait-pod"
@@ -227,7 +227,7 @@ func (p *Plan) build() {
 		p.MinFaultTolerance = min(p.MinFaultTolerance, s.After.FaultTolerance())
 	}
 	p.Guarantee = fmt.Sprintf("quorum is kept at every step; no member votes before it has caught up (it joins as a learner); "+
-		"fault tolerance goes from %d to %d while the member is out (from removal to promotion), then back to %d. "+
+		"fault tolerance goes from %d to %d while the member is out (from stopping it to promoting its replacement), then back to %d. "+
 		"On a pod or catch-up timeout the learner is removed again and the cluster keeps %d voters; the old member is never re-added",
 		before.FaultTolerance(), p.MinFaultTolerance, before.FaultTolerance(), p.Voters-1)
 }
@@ -236,20 +236,20 @@ type addFunc func(kind StepKind, e effect, action, pre, check string)
 
 func (p *Plan) buildStatefulSet(add addFunc) {
 	m := p.Member
-	add(StepRemoveMember, effectRemoveVoter,
-		fmt.Sprintf("MemberRemove %s; retry \"unhealthy cluster\"; settle an ambiguous result by re-reading MemberList", FormatID(m.ID)),
+	add(StepStopMember, effectStopVoter,
+		fmt.Sprintf("put a hold finalizer on PVC %s and delete it, then delete pod %s (etcd stops gracefully); the held claim keeps its data and keeps any new pod from starting", m.PVC, m.Pod),
 		fmt.Sprintf("every other voter healthy; %s not the leader", m.label()),
+		"the old pod (UID "+m.PodUID+") is gone and only the hold keeps the old claim")
+	add(StepRemoveMember, effectRemoveStopped,
+		fmt.Sprintf("MemberRemove %s; retry \"unhealthy cluster\"; settle an ambiguous result by re-reading MemberList", FormatID(m.ID)),
+		"the member is stopped; every other voter healthy",
 		"the ID is gone from MemberList and the remaining voters agree on a leader")
-	add(StepDeleteStorage, effectNone,
-		fmt.Sprintf("delete PVC %s, then pod %s; wait until the old claim (UID %s) and pod are gone", m.PVC, m.Pod, m.PVCUID),
-		"the old member is no longer in etcd, so no empty member can start under its ID",
-		"the old claim and pod UIDs are gone; the old volume is deleted or released")
 	add(StepAddLearner, effectAddLearner,
 		fmt.Sprintf("MemberAddAsLearner %s; retry \"unhealthy cluster\"; settle \"peer URL exists\" by MemberList", m.PeerURL),
 		"no learner in the cluster; the old ID is absent", "MemberList shows the URL as a learner with a new ID")
 	add(StepClaimOnTarget, effectNone,
-		fmt.Sprintf("create PVC %s pinned to %s (pre-bound to a local volume there, or annotated volume.kubernetes.io/selected-node)", m.PVC, p.TargetNode),
-		"the old claim is gone", fmt.Sprintf("the claim exists and targets %s", p.TargetNode))
+		fmt.Sprintf("release the old claim (its data goes only now) and create PVC %s pinned to %s (pre-bound to a local volume there, or annotated volume.kubernetes.io/selected-node)", m.PVC, p.TargetNode),
+		"the old ID is out of etcd and the learner is registered", fmt.Sprintf("the claim exists and targets %s", p.TargetNode))
 	add(StepWaitPod, effectNone, fmt.Sprintf("wait for pod %s running on %s", m.Pod, p.TargetNode),
 		"the learner is registered", "Status on the pod reports a learner with the new member ID and the same cluster ID")
 	add(StepCatchUp, effectNone, "wait until the learner has applied the leader's committed index",

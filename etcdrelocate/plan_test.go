@@ -59,7 +59,7 @@ func TestPlanStatefulSetOrder(t *testing.T) {
 	}
 	require.Equal(t, []etcdrelocate.StepKind{
 		etcdrelocate.StepCheckpoint, etcdrelocate.StepSnapshot, etcdrelocate.StepMoveLeader, etcdrelocate.StepCordon,
-		etcdrelocate.StepRemoveMember, etcdrelocate.StepDeleteStorage, etcdrelocate.StepAddLearner, etcdrelocate.StepClaimOnTarget,
+		etcdrelocate.StepStopMember, etcdrelocate.StepRemoveMember, etcdrelocate.StepAddLearner, etcdrelocate.StepClaimOnTarget,
 		etcdrelocate.StepWaitPod, etcdrelocate.StepCatchUp, etcdrelocate.StepPromote, etcdrelocate.StepVerify,
 		etcdrelocate.StepUncordon, etcdrelocate.StepFinish,
 	}, kinds)
@@ -110,29 +110,43 @@ func withoutLeader(r etcdrelocate.MemberRef, leader bool) etcdrelocate.MemberRef
 
 // simulate replays a plan's membership changes from first principles (not
 // from Step.After) and checks the safety invariants of every plan: quorum
-// at every step, at most one learner, nothing removed before the checkpoint,
-// no storage deleted while the old member is registered, promotion only
-// after catch-up, the old member never re-added, and a rollback from any
-// step leaves a cluster with quorum.
+// at every step, at most one learner, nothing stopped or removed before the
+// checkpoint, the snapshot and the leadership move, the old data released
+// only once the old ID is out of etcd and the learner is registered (so no
+// empty member can start under the old ID), promotion only after catch-up,
+// the old member never re-added, and a rollback from any step leaves a
+// cluster with quorum.
 func simulate(t testing.TB, p *etcdrelocate.Plan) {
 	t.Helper()
 	voters, healthy, learners := p.Voters, p.Voters, 0
 	seen := map[etcdrelocate.StepKind]bool{}
-	removed, added, promoted := false, false, false
+	stopped, removed, added, promoted := false, false, false, false
+	beforeChange := func() {
+		require.True(t, seen[etcdrelocate.StepCheckpoint], "change before the checkpoint")
+		require.True(t, seen[etcdrelocate.StepMoveLeader], "change before leadership moved")
+		require.True(t, p.Options.SkipSnapshot || seen[etcdrelocate.StepSnapshot], "change before the snapshot")
+	}
 	for i, st := range p.Steps {
 		switch st.Kind {
-		case etcdrelocate.StepRemoveMember, etcdrelocate.StepDeleteEtcdMember:
-			require.True(t, seen[etcdrelocate.StepCheckpoint], "removal before the checkpoint")
-			require.True(t, seen[etcdrelocate.StepMoveLeader], "removal before leadership moved")
-			require.True(t, p.Options.SkipSnapshot || seen[etcdrelocate.StepSnapshot], "removal before the snapshot")
+		case etcdrelocate.StepStopMember:
+			beforeChange()
+			require.False(t, stopped, "second stop")
+			require.GreaterOrEqual(t, healthy-1, etcdrelocate.Quorum(voters), "stopping at step %d loses quorum", i)
+			healthy, stopped = healthy-1, true
+		case etcdrelocate.StepRemoveMember:
+			require.True(t, stopped, "removing a running member")
+			require.False(t, removed, "second removal")
+			require.GreaterOrEqual(t, healthy, etcdrelocate.Quorum(voters-1), "removal at step %d loses quorum", i)
+			voters, removed = voters-1, true
+		case etcdrelocate.StepDeleteEtcdMember:
+			beforeChange()
 			require.False(t, removed, "second removal")
 			require.GreaterOrEqual(t, healthy-1, etcdrelocate.Quorum(voters-1), "removal at step %d loses quorum", i)
 			voters, healthy, removed = voters-1, healthy-1, true
-		case etcdrelocate.StepDeleteStorage:
-			require.True(t, removed, "storage deleted while the old member is registered")
+		case etcdrelocate.StepClaimOnTarget:
+			require.True(t, removed && added, "old data released while the old ID is registered or before the learner")
 		case etcdrelocate.StepAddLearner, etcdrelocate.StepWaitReplacement:
 			require.True(t, removed, "new member added before the old one left (same peer URL)")
-			require.True(t, p.Layout != etcdrelocate.LayoutStatefulSet || seen[etcdrelocate.StepDeleteStorage], "learner added before old storage is gone")
 			require.False(t, added, "second add")
 			learners, added = learners+1, true
 		case etcdrelocate.StepPromote, etcdrelocate.StepWaitVoter:
@@ -154,6 +168,7 @@ func simulate(t testing.TB, p *etcdrelocate.Plan) {
 	}
 	require.True(t, promoted, "plan never restores the voter")
 	require.Equal(t, p.Voters, voters, "plan ends with a different voter count")
+	require.Equal(t, p.Voters, healthy, "plan ends with a stopped voter")
 }
 
 func TestPlansKeepQuorum(t *testing.T) {

@@ -27,6 +27,10 @@ func (m Membership) apply(e effect) Membership {
 	case effectRemoveVoter:
 		m.Voters--
 		m.Healthy--
+	case effectStopVoter:
+		m.Healthy--
+	case effectRemoveStopped:
+		m.Voters--
 	case effectAddLearner:
 		m.Learners++
 	case effectPromote:
@@ -45,6 +49,8 @@ type effect int
 const (
 	effectNone effect = iota
 	effectRemoveVoter
+	effectStopVoter
+	effectRemoveStopped
 	effectAddLearner
 	effectPromote
 	effectRemoveLearner

@@ -47,7 +47,7 @@ func (x *run) snapshot(ctx context.Context) (string, bool, error) {
 	if !x.oldPresent(ms) {
 		return "the member is already removed; no snapshot taken", true, nil
 	}
-	sts := voterStatuses(ctx, x.conn, ms)
+	sts := voterStatuses(ctx, x.conn, ms, x.p.Member.ID)
 	var src *pb.Member
 	for _, m := range ms {
 		if st := sts[m.ID]; st != nil && m.ID != x.p.Member.ID && len(st.Errors) == 0 &&
@@ -159,7 +159,7 @@ func (x *run) othersHealthy(ctx context.Context) error {
 		if err != nil {
 			return false, err
 		}
-		sts := voterStatuses(ctx, x.conn, ms)
+		sts := voterStatuses(ctx, x.conn, ms, x.p.Member.ID)
 		for _, m := range ms {
 			if m.IsLearner || m.ID == x.p.Member.ID {
 				continue
@@ -194,7 +194,9 @@ func (x *run) removeMember(ctx context.Context) (string, bool, error) {
 	if err := x.mem.remove(ctx, x.p.Member.ID); err != nil {
 		return "", false, err
 	}
-	x.res.RemovedAt = time.Now()
+	if x.res.RemovedAt.IsZero() {
+		x.res.RemovedAt = time.Now()
+	}
 	if err := x.othersHealthy(ctx); err != nil {
 		return "", false, fmt.Errorf("after removal: %w", err)
 	}
@@ -242,7 +244,7 @@ func (x *run) catchUp(ctx context.Context) (string, bool, error) {
 	if !m.IsLearner {
 		return "already a voter", true, nil
 	}
-	sts := voterStatuses(ctx, x.conn, ms)
+	sts := voterStatuses(ctx, x.conn, ms, m.ID)
 	leader := sts[agreedLeader(sts)]
 	if leader == nil {
 		return "", false, fmt.Errorf("%w: no agreed leader", ErrQuorumAtRisk)
@@ -283,11 +285,10 @@ func (x *run) memberStatus(ctx context.Context, m *pb.Member) (*MemberStatus, er
 	if len(urls) == 0 {
 		return nil, fmt.Errorf("member %s has no client URL yet", FormatID(m.ID))
 	}
-	c, err := x.conn.client(urls[0])
+	c, err := x.conn.member(urls[0])
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
 	return memberStatus(ctx, x.conn, c, urls[0])
 }
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,53 +39,175 @@ func (x *run) uids(ctx context.Context) (pvcUID, podUID string, err error) {
 	return pvcUID, podUID, nil
 }
 
-// deleteStorage deletes the old claim, then the old pod (both by UID, so a
-// replacement is never touched), and waits until both are gone.
-func (x *run) deleteStorage(ctx context.Context) (string, bool, error) {
+// holdFinalizer keeps a deleted claim from disappearing until the
+// relocation lets it go. While the old claim is held the StatefulSet
+// controller cannot create the new one (it would bind wherever the scheduler
+// first looks), so the relocation can release the old claim and create the
+// pinned one itself a moment later.
+const holdFinalizer = "etcdrelocate.tenantkit.cozystack.io/hold"
+
+// stopMember holds the old claim and deletes it, then deletes the old pod
+// (both by UID, so a replacement is never touched), and waits until the pod
+// is gone and only the hold keeps the claim. The member's etcd stops
+// gracefully (clients move to other members, no request fails); its data
+// stays on the held claim, and no new pod can start on a claim being
+// deleted, so nothing can start under the old member ID.
+func (x *run) stopMember(ctx context.Context) (string, bool, error) {
+	state, err := x.storageState(ctx, x.p.Member.PVCUID, x.p.Member.PodUID)
+	if err != nil {
+		return "", false, err
+	}
+	if state.done() {
+		return "the old pod is gone and its claim " + state.claim(), true, nil
+	}
 	ms, err := x.mem.list(ctx)
 	if err != nil {
 		return "", false, err
 	}
 	if x.oldPresent(ms) {
-		return "", false, fmt.Errorf("%w: member %s is still registered; its storage must not be deleted", ErrUnexpectedMember, FormatID(x.p.Member.ID))
+		if err := x.othersHealthy(ctx); err != nil {
+			return "", false, err
+		}
+		if _, err := moveLeaderAway(ctx, x.conn, x.mem, x.p.Member.ID, x.r.t.Membership); err != nil {
+			return "", false, err
+		}
+		x.res.RemovedAt = time.Now()
 	}
-	pvcUID, podUID, err := x.uids(ctx)
-	if err != nil {
+	if err := x.holdAndDelete(ctx, x.p.Member.PVCUID, x.p.Member.PodUID); err != nil {
 		return "", false, err
 	}
-	oldPVC, oldPod := pvcUID == x.p.Member.PVCUID, podUID == x.p.Member.PodUID
-	if !oldPVC && !oldPod {
-		return "the old claim and pod are gone", true, nil
+	return fmt.Sprintf("pod %s deleted, claim %s deleted and held", x.p.Member.Pod, x.p.Member.PVC), false, nil
+}
+
+// storage is where a claim and a pod (given by UID) stand.
+type storage struct {
+	claimPresent, claimHeld, claimReleased bool
+	podPresent                             bool
+}
+
+// done reports that the pod is gone and the claim is gone or held with no
+// other finalizer left (no pod uses it).
+func (st storage) done() bool { return !st.podPresent && (!st.claimPresent || st.claimReleased) }
+
+func (st storage) claim() string {
+	if st.claimPresent {
+		return "is held"
 	}
+	return "is gone"
+}
+
+// storageState reads the claim and pod with the given UIDs.
+func (x *run) storageState(ctx context.Context, pvcUID, podUID string) (storage, error) {
+	var st storage
 	core := x.r.cfg.Kube.CoreV1()
-	if oldPVC {
-		uid := types.UID(x.p.Member.PVCUID)
-		err := core.PersistentVolumeClaims(x.p.Namespace).Delete(ctx, x.p.Member.PVC, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	pvc, err := core.PersistentVolumeClaims(x.p.Namespace).Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
+	switch {
+	case err == nil && string(pvc.UID) == pvcUID:
+		st.claimPresent = true
+		st.claimHeld = slices.Contains(pvc.Finalizers, holdFinalizer)
+		st.claimReleased = pvc.DeletionTimestamp != nil && st.claimHeld && len(pvc.Finalizers) == 1
+	case err != nil && !apierrors.IsNotFound(err):
+		return st, fmt.Errorf("get claim %s: %w", x.p.Member.PVC, err)
+	}
+	pod, err := core.Pods(x.p.Namespace).Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
+	switch {
+	case err == nil && string(pod.UID) == podUID:
+		st.podPresent = true
+	case err != nil && !apierrors.IsNotFound(err):
+		return st, fmt.Errorf("get pod %s: %w", x.p.Member.Pod, err)
+	}
+	return st, nil
+}
+
+// holdAndDelete puts the hold on the claim, deletes the claim and then the
+// pod, and waits until the pod is gone and the hold is the claim's last
+// finalizer.
+func (x *run) holdAndDelete(ctx context.Context, pvcUID, podUID string) error {
+	core := x.r.cfg.Kube.CoreV1()
+	claims := core.PersistentVolumeClaims(x.p.Namespace)
+	if pvcUID != "" {
+		if err := x.setHold(ctx, pvcUID, true); err != nil {
+			return err
+		}
+		uid := types.UID(pvcUID)
+		err := claims.Delete(ctx, x.p.Member.PVC, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			return "", false, fmt.Errorf("delete claim %s: %w", x.p.Member.PVC, err)
+			return fmt.Errorf("delete claim %s: %w", x.p.Member.PVC, err)
 		}
 	}
-	if oldPod {
-		uid := types.UID(x.p.Member.PodUID)
+	if podUID != "" {
+		uid := types.UID(podUID)
 		err := core.Pods(x.p.Namespace).Delete(ctx, x.p.Member.Pod, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			return "", false, fmt.Errorf("delete pod %s: %w", x.p.Member.Pod, err)
+			return fmt.Errorf("delete pod %s: %w", x.p.Member.Pod, err)
 		}
 	}
-	err = retry(ctx, x.r.t.Storage, "old claim and pod to disappear", func(ctx context.Context) (bool, error) {
-		pvcUID, podUID, err := x.uids(ctx)
+	return retry(ctx, x.r.t.Storage, "the old pod to go and its claim to be released", func(ctx context.Context) (bool, error) {
+		st, err := x.storageState(ctx, pvcUID, podUID)
 		if err != nil {
 			return false, keepTrying{err}
 		}
-		if pvcUID == x.p.Member.PVCUID || podUID == x.p.Member.PodUID {
-			return false, keepTrying{errors.New("old claim or pod still present")}
+		if !st.done() {
+			return false, keepTrying{fmt.Errorf("pod present %t, claim present %t", st.podPresent, st.claimPresent)}
 		}
 		return true, nil
 	})
-	if err != nil {
-		return "", false, err
+}
+
+// setHold adds or removes the hold finalizer on the claim with the UID.
+func (x *run) setHold(ctx context.Context, pvcUID string, on bool) error {
+	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
+	return retry(ctx, x.r.t.Call*3, "update the claim's finalizers", func(ctx context.Context) (bool, error) {
+		pvc, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && string(pvc.UID) != pvcUID) {
+			return true, nil
+		}
+		if err != nil {
+			return false, keepTrying{err}
+		}
+		has := slices.Contains(pvc.Finalizers, holdFinalizer)
+		switch {
+		case on && !has:
+			pvc.Finalizers = append(pvc.Finalizers, holdFinalizer)
+		case !on && has:
+			pvc.Finalizers = slices.DeleteFunc(pvc.Finalizers, func(f string) bool { return f == holdFinalizer })
+		default:
+			return true, nil
+		}
+		_, err = claims.Update(ctx, pvc, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return false, keepTrying{err}
+		}
+		return err == nil, err
+	})
+}
+
+// releaseHeld lets go of a claim of the member's name that this relocation
+// holds, waits until it is gone, and reports whether there was one.
+func (x *run) releaseHeld(ctx context.Context) (bool, error) {
+	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
+	pvc, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
 	}
-	return fmt.Sprintf("claim %s and pod %s deleted%s", x.p.Member.PVC, x.p.Member.Pod, x.deleteRetainedVolume(ctx)), false, nil
+	if err != nil {
+		return false, fmt.Errorf("get claim %s: %w", x.p.Member.PVC, err)
+	}
+	if !slices.Contains(pvc.Finalizers, holdFinalizer) {
+		return false, nil
+	}
+	uid := string(pvc.UID)
+	if err := x.setHold(ctx, uid, false); err != nil {
+		return false, err
+	}
+	err = retry(ctx, x.r.t.Storage, "the released claim to disappear", func(ctx context.Context) (bool, error) {
+		c, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && string(c.UID) != uid) {
+			return true, nil
+		}
+		return false, keepTrying{errors.New("the released claim is still there")}
+	})
+	return true, err
 }
 
 // deleteRetainedVolume deletes the old volume if its reclaim policy keeps
@@ -114,27 +238,42 @@ func (x *run) claimOnTarget(ctx context.Context) (string, bool, error) {
 	var msg string
 	skipped := false
 	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
-	err := retry(ctx, x.r.t.Pod, "claim on the target node", func(ctx context.Context) (bool, error) {
+	var (
+		claim    *corev1.PersistentVolumeClaim
+		how      string
+		released string
+	)
+	cur, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || (err == nil && slices.Contains(cur.Finalizers, holdFinalizer)) {
+		// Build the pinned claim before letting the old one go, to keep
+		// the moment between the two as short as possible.
+		if claim, err = x.templateClaim(ctx); err != nil {
+			return "", false, err
+		}
+		if how, err = x.pin(ctx, claim); err != nil {
+			return "", false, err
+		}
+		if ok, err := x.releaseHeld(ctx); err != nil {
+			return "", false, err
+		} else if ok {
+			released = "released the old claim" + x.deleteRetainedVolume(ctx) + "; "
+		}
+	}
+	err = retry(ctx, x.r.t.Pod, "claim on the target node", func(ctx context.Context) (bool, error) {
 		pvc, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
 		switch {
-		case apierrors.IsNotFound(err):
-			claim, err := x.templateClaim(ctx)
-			if err != nil {
-				return false, err
-			}
-			how, err := x.pin(ctx, claim)
-			if err != nil {
-				return false, err
-			}
-			if _, err := claims.Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+		case apierrors.IsNotFound(err) && claim != nil:
+			if _, err := claims.Create(ctx, claim.DeepCopy(), metav1.CreateOptions{}); err != nil {
 				return false, keepTrying{err}
 			}
-			msg = "created " + claim.Name + ", " + how
+			msg = released + "created " + claim.Name + ", " + how + x.restartPendingPod(ctx)
 			return true, nil
+		case apierrors.IsNotFound(err):
+			return false, fmt.Errorf("%w: claim %s vanished", ErrUnexpectedMember, x.p.Member.PVC)
 		case err != nil:
 			return false, keepTrying{err}
-		case string(pvc.UID) == x.p.Member.PVCUID:
-			return false, keepTrying{errors.New("the old claim is still present")}
+		case pvc.DeletionTimestamp != nil:
+			return false, keepTrying{errors.New("a deleted claim is still present")}
 		case pvc.Spec.VolumeName != "":
 			node, err := x.volumeNode(ctx, pvc.Spec.VolumeName)
 			if err != nil {
@@ -153,7 +292,7 @@ func (x *run) claimOnTarget(ctx context.Context) (string, bool, error) {
 			if err != nil {
 				return false, keepTrying{err}
 			}
-			msg = "pinned the StatefulSet's claim: " + how
+			msg = released + "pinned the StatefulSet's claim: " + how + x.restartPendingPod(ctx)
 			return true, nil
 		}
 	})
@@ -164,6 +303,41 @@ func (x *run) claimOnTarget(ctx context.Context) (string, bool, error) {
 		return x.claimOnTarget(ctx)
 	}
 	return msg, skipped, err
+}
+
+// restartPendingPod deletes the member's pod if it waits unscheduled: it
+// failed to schedule while the claim was held, and the scheduler backs off
+// such pods for up to seconds. The StatefulSet controller recreates it at
+// once, and a new pod is scheduled without delay. It never touches a pod
+// that has a node.
+func (x *run) restartPendingPod(ctx context.Context) string {
+	pods := x.r.cfg.Kube.CoreV1().Pods(x.p.Namespace)
+	pod, err := pods.Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return x.nudgeStatefulSet(ctx)
+	}
+	if err != nil || pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil || string(pod.UID) == x.p.Member.PodUID {
+		return ""
+	}
+	uid := pod.UID
+	if err := pods.Delete(ctx, pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil {
+		return ""
+	}
+	return "; restarted the unscheduled pod"
+}
+
+// nudgeStatefulSet touches an annotation of the StatefulSet so that its
+// controller syncs now: it failed to recreate the pod while the claim was
+// held ("pvc is being deleted") and retries with a growing back-off.
+// Metadata changes do not roll the pods.
+func (x *run) nudgeStatefulSet(ctx context.Context) string {
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, "etcdrelocate.tenantkit.cozystack.io/nudged", time.Now().UTC().Format(time.RFC3339Nano))
+	_, err := x.r.cfg.Kube.AppsV1().StatefulSets(x.p.Namespace).Patch(ctx, x.p.Cluster, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		x.r.log.Debug("could not nudge the StatefulSet", "err", err)
+		return ""
+	}
+	return "; nudged the StatefulSet controller"
 }
 
 func (x *run) volumeNode(ctx context.Context, pv string) (string, error) {
@@ -302,6 +476,9 @@ func (x *run) waitPod(ctx context.Context) (string, bool, error) {
 	var msg string
 	err := retry(ctx, x.r.t.Pod, "pod "+x.p.Member.Pod+" on "+x.p.TargetNode, func(ctx context.Context) (bool, error) {
 		pod, err := pods.Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
+		if err == nil {
+			x.r.log.Debug("waiting for the pod", "uid", pod.UID, "node", pod.Spec.NodeName, "phase", pod.Status.Phase)
+		}
 		switch {
 		case err != nil:
 			return false, keepTrying{err}
@@ -367,35 +544,7 @@ func (x *run) relocateAgain(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	core := x.r.cfg.Kube.CoreV1()
-	for _, del := range []struct {
-		uid  string
-		call func(metav1.DeleteOptions) error
-	}{
-		{pvcUID, func(o metav1.DeleteOptions) error {
-			return core.PersistentVolumeClaims(x.p.Namespace).Delete(ctx, x.p.Member.PVC, o)
-		}},
-		{podUID, func(o metav1.DeleteOptions) error { return core.Pods(x.p.Namespace).Delete(ctx, x.p.Member.Pod, o) }},
-	} {
-		if del.uid == "" {
-			continue
-		}
-		uid := types.UID(del.uid)
-		if err := del.call(metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	err = retry(ctx, x.r.t.Storage, "misplaced claim and pod to disappear", func(ctx context.Context) (bool, error) {
-		p, q, err := x.uids(ctx)
-		if err != nil {
-			return false, keepTrying{err}
-		}
-		if (pvcUID != "" && p == pvcUID) || (podUID != "" && q == podUID) {
-			return false, keepTrying{errors.New("still present")}
-		}
-		return true, nil
-	})
-	if err != nil {
+	if err := x.holdAndDelete(ctx, pvcUID, podUID); err != nil {
 		return err
 	}
 	_, _, err = x.addLearner(ctx)

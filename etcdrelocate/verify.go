@@ -156,19 +156,19 @@ func (r *Relocator) keysAt(ctx context.Context, namespace string, voters []Membe
 	if err != nil {
 		return 0, err
 	}
+	defer conn.close()
 	count := int64(-1)
 	for _, m := range voters {
 		if len(m.ClientURLs) == 0 {
 			continue
 		}
-		c, err := conn.client(m.ClientURLs[0])
+		c, err := conn.member(m.ClientURLs[0])
 		if err != nil {
 			return 0, err
 		}
 		cctx, cancel := conn.callCtx(ctx)
 		resp, err := c.Get(cctx, "\x00", clientv3.WithFromKey(), clientv3.WithCountOnly(), clientv3.WithRev(rev), clientv3.WithSerializable())
 		cancel()
-		c.Close()
 		if errors.Is(err, rpctypes.ErrCompacted) {
 			return -1, nil
 		}
