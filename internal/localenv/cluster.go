@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/internal/localenv/clusterdns"
@@ -138,6 +141,9 @@ func (e *Env) startCluster(ctx context.Context, a *APIServer) error {
 		return err
 	}
 	e.OnStop(func() error { c.volumes.Stop(); return nil })
+	if err := waitSchedulable(ctx, cs, names, e.cfg.StartTimeout); err != nil {
+		return err
+	}
 	e.mu.Lock()
 	e.cluster = c
 	e.mu.Unlock()
@@ -219,3 +225,27 @@ func (c *Cluster) Agent() *nodeagent.Agent { return c.agent }
 // Recycled returns how many released local volumes have been wiped and put
 // back so far.
 func (c *Cluster) Recycled() int { return c.volumes.Recycled() }
+
+// waitSchedulable waits until the node lifecycle controller has seen every
+// node Ready and removed the not-ready taint that admission puts on new
+// nodes; until then the scheduler skips them.
+func waitSchedulable(ctx context.Context, cs kubernetes.Interface, names []string, timeout time.Duration) error {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		for _, name := range names {
+			n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			for _, t := range n.Spec.Taints {
+				if t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for schedulable nodes: %w", err)
+	}
+	return nil
+}
