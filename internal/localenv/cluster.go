@@ -199,7 +199,10 @@ func (c *Cluster) Pod(namespace, name string) (nodeagent.PodInfo, bool) {
 // Processes returns the running pod processes (real etcd servers).
 func (c *Cluster) Processes() []*process.Process { return c.agent.Processes() }
 
-// DNSAddr returns the cluster DNS server's host:port.
+// DNSAddr returns the cluster DNS server's host:port. A child process (an
+// executor a test kills midway, say) that gets it, with the admin
+// kubeconfig (Env.KubeconfigPath), reaches members by name through
+// clusterdns.Dial(addr).
 func (c *Cluster) DNSAddr() string { return c.dns.Addr() }
 
 // Resolver returns a resolver that asks the cluster DNS, so the test process

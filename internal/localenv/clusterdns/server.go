@@ -143,14 +143,27 @@ func (s *Server) Domain() string { return s.cfg.Domain }
 // Resolver returns a resolver that sends every query to this server. Names
 // outside the cluster get NXDOMAIN (except those in /etc/hosts, which Go's
 // resolver reads first).
-func (s *Server) Resolver() *net.Resolver {
+func (s *Server) Resolver() *net.Resolver { return Resolver(s.addr) }
+
+// Resolver returns a resolver that sends every query to the DNS server at
+// addr (host:port), for processes that only know the address (Server.Addr,
+// passed on to a child process).
+func Resolver(addr string) *net.Resolver {
 	return &net.Resolver{
 		PreferGo: true,
 		Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			var d net.Dialer
-			return d.DialContext(ctx, network, s.addr)
+			return d.DialContext(ctx, network, addr)
 		},
 	}
+}
+
+// Dial returns a dial function that resolves host names through the DNS
+// server at addr; its signature fits net.Dialer.DialContext and
+// http.Transport.DialContext.
+func Dial(addr string) func(ctx context.Context, network, address string) (net.Conn, error) {
+	d := &net.Dialer{Resolver: Resolver(addr)}
+	return d.DialContext
 }
 
 // DialContext dials address, resolving its host name through this server:

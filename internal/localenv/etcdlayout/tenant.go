@@ -54,10 +54,10 @@ func Start(ctx context.Context, env *localenv.Env, cfg Config) (*Tenant, error) 
 	if err != nil {
 		return nil, err
 	}
-	begin := time.Now()
 	if err := l.Apply(ctx, env.RESTConfig()); err != nil {
 		return nil, err
 	}
+	begin := time.Now() // Apply creates the StatefulSet last
 	if err := l.WaitReady(ctx, env.RESTConfig()); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ func TestV1alpha1_lifecycle(t *testing.T) {
 	env := localenv.StartT(t, localenv.Config{Cluster: &localenv.ClusterConfig{}})
 	ctx := t.Context()
 	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Tenant: "demo"})
+	t.Logf("environment start (etcd x3, apiserver, controller manager, scheduler, 3 nodes): %s", env.StartDuration().Round(10*time.Millisecond))
 	t.Logf("StatefulSet created → 3 ready members: %s", tn.ReadyAfter.Round(10*time.Millisecond))
 	cluster := env.Cluster()
 

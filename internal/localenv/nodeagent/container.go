@@ -95,7 +95,7 @@ func (w *podWorker) reconcile(ctx context.Context, pod *corev1.Pod, spec corev1.
 		c.waiting = &corev1.ContainerStateWaiting{Reason: "CreateContainerConfigError", Message: err.Error()}
 		w.mu.Unlock()
 		w.agent.log.Warn("start container", "pod", w.key(), "container", spec.Name, "err", err)
-		w.wakeAfter(2 * time.Second)
+		w.wakeAfter(time.Second)
 	}
 }
 
