@@ -80,9 +80,10 @@ func New(rc *rest.Config, cfg Config) (*Client, error) {
 // ApplyKubernetes creates the Kubernetes application k, or replaces the
 // spec, and adds the labels and annotations, of the existing one. Unless
 // Config.SkipValidation is set, it first validates k against the platform
-// of its namespace (see Values). It refuses to replace an object that holds
-// fields this package does not know (ErrUnknownField), so nothing is lost.
-// It returns the object as stored.
+// of its namespace (see Values). Fields of the stored spec that this
+// package does not know (a newer Cozystack's) are kept where their parent
+// still exists in k's spec, so nothing is lost. It returns the object as
+// stored.
 func (c *Client) ApplyKubernetes(ctx context.Context, k *Kubernetes) (*Kubernetes, error) {
 	if err := k.Ref().Validate(); err != nil {
 		return nil, err
@@ -105,7 +106,8 @@ func (c *Client) ApplyKubernetes(ctx context.Context, k *Kubernetes) (*Kubernete
 }
 
 // Kubernetes reads the Kubernetes application ref. It returns an error
-// wrapping ErrNotFound if it does not exist.
+// wrapping ErrNotFound if it does not exist. Fields the model does not know
+// are kept with the object (see DecodeKubernetes).
 func (c *Client) Kubernetes(ctx context.Context, ref ClusterRef) (*Kubernetes, error) {
 	var k Kubernetes
 	if err := c.get(ctx, KubernetesResource, ref.Namespace, ref.Name, &k); err != nil {
@@ -193,9 +195,16 @@ func (c *Client) Values(ctx context.Context, ns string) (Platform, Services, err
 	return Platform{}, ServicesFromLabels(nsObj.Labels), nil
 }
 
-// apply creates the object or, if it exists, replaces its spec and merges
-// labels and annotations, retrying on conflicts. out receives the result.
-func (c *Client) apply(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, meta metav1.ObjectMeta, spec, out any, kind string) error {
+// apiObject is a *Kubernetes or *Tenant.
+type apiObject interface {
+	setUnknown(*unknownFields)
+	unknownFields() *unknownFields
+}
+
+// apply creates the object or, if it exists, replaces its spec (keeping
+// the stored spec's unknown fields) and merges labels and annotations,
+// retrying on conflicts. out receives the result.
+func (c *Client) apply(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, meta metav1.ObjectMeta, spec any, out apiObject, kind string) error {
 	specMap, err := toMap(spec)
 	if err != nil {
 		return err
@@ -221,11 +230,15 @@ func (c *Client) apply(ctx context.Context, gvr schema.GroupVersionResource, ns,
 		if err != nil {
 			return err
 		}
-		// Refuse to overwrite what this package cannot represent.
 		if err := fromUnstructured(cur, out); err != nil {
 			return err
 		}
-		cur.Object["spec"] = specMap
+		next, err := toMap(spec)
+		if err != nil {
+			return err
+		}
+		out.unknownFields().child("spec").mergeInto(next)
+		cur.Object["spec"] = next
 		cur.SetLabels(merged(cur.GetLabels(), meta.Labels))
 		cur.SetAnnotations(merged(cur.GetAnnotations(), meta.Annotations))
 		updated, err = res.Update(ctx, cur, metav1.UpdateOptions{})
@@ -237,7 +250,7 @@ func (c *Client) apply(ctx context.Context, gvr schema.GroupVersionResource, ns,
 	return fromUnstructured(updated, out)
 }
 
-func (c *Client) get(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, out any) error {
+func (c *Client) get(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, out apiObject) error {
 	u, err := c.dyn.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("%w: %s %s/%s", ErrNotFound, gvr.Resource, ns, name)
@@ -256,14 +269,15 @@ func (c *Client) delete(ctx context.Context, gvr schema.GroupVersionResource, ns
 	return nil
 }
 
-// fromUnstructured decodes u strictly into out, which it zeroes first.
-func fromUnstructured(u *unstructured.Unstructured, out any) error {
+// fromUnstructured decodes u into out, which it zeroes first, keeping the
+// fields the model does not know (see DecodeKubernetes).
+func fromUnstructured(u *unstructured.Unstructured, out apiObject) error {
 	reflect.ValueOf(out).Elem().SetZero()
 	data, err := json.Marshal(u.Object)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	if err := decodeStrict(data, out, ""); err != nil {
+	if err := decodeObject(data, out); err != nil {
 		return fmt.Errorf("decode %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
 	return nil

@@ -85,22 +85,44 @@ func TestClient_kubernetesThroughTheAPI(t *testing.T) {
 		require.Equal(t, "1.6.2", got.Status.Version)
 	})
 
-	t.Run("fields this package does not know are never overwritten", func(t *testing.T) {
+	t.Run("fields this package does not know are read and kept", func(t *testing.T) {
+		// A newer Cozystack adds fields: at the top of the spec, inside an
+		// addon, inside a node group.
 		u, err := dyn.Resource(tenant.KubernetesResource).Namespace(ns).Get(ctx, "prod", metav1.GetOptions{})
 		require.NoError(t, err)
 		require.NoError(t, unstructured.SetNestedField(u.Object, "v2", "spec", "futureField"))
+		require.NoError(t, unstructured.SetNestedField(u.Object, "daily", "spec", "addons", "velero", "schedule"))
+		require.NoError(t, unstructured.SetNestedField(u.Object, map[string]any{"md0": map[string]any{"spot": true}}, "spec", "nodeGroups"))
 		_, err = dyn.Resource(tenant.KubernetesResource).Namespace(ns).Update(ctx, u, metav1.UpdateOptions{})
 		require.NoError(t, err)
 
-		_, err = c.Kubernetes(ctx, k.Ref())
-		require.ErrorIs(t, err, tenant.ErrUnknownField)
-		_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "prod", tenant.KubernetesSpec{}))
-		require.ErrorIs(t, err, tenant.ErrUnknownField)
+		got, err := c.Kubernetes(ctx, k.Ref())
+		require.NoError(t, err, "the object stays readable")
+		require.Equal(t, []string{"spec.addons.velero.schedule", "spec.futureField", "spec.nodeGroups.md0.spot"}, got.UnknownFields())
+		list, err := c.ListKubernetes(ctx, ns)
+		require.NoError(t, err)
+		require.Len(t, list, 1)
 
+		// Read, modify, write: the unknown fields survive.
+		got.Spec.Host = "prod.example.org"
+		stored, err := c.ApplyKubernetes(ctx, got)
+		require.NoError(t, err)
+		require.Equal(t, "prod.example.org", stored.Spec.Host)
+		require.Equal(t, got.UnknownFields(), stored.UnknownFields())
 		u, err = dyn.Resource(tenant.KubernetesResource).Namespace(ns).Get(ctx, "prod", metav1.GetOptions{})
 		require.NoError(t, err)
 		v, _, _ := unstructured.NestedString(u.Object, "spec", "futureField")
 		require.Equal(t, "v2", v, "the unknown field survived")
+		spot, _, _ := unstructured.NestedBool(u.Object, "spec", "nodeGroups", "md0", "spot")
+		require.True(t, spot)
+
+		// A spec written from scratch replaces what the model knows and
+		// keeps the rest, except under a node group the caller dropped.
+		stored, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "prod", tenant.KubernetesSpec{Version: "v1.34"}))
+		require.NoError(t, err)
+		require.Empty(t, stored.Spec.Host)
+		require.False(t, stored.Spec.Addons.Velero.Enabled)
+		require.Equal(t, []string{"spec.addons.velero.schedule", "spec.futureField"}, stored.UnknownFields())
 	})
 
 	t.Run("delete is idempotent", func(t *testing.T) {

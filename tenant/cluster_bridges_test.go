@@ -1,6 +1,7 @@
 package tenant_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -11,6 +12,8 @@ import (
 
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/etcdrelocate"
+	"github.com/cozystack/tenantkit/gpushare"
+	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
 	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/tenant"
@@ -20,7 +23,8 @@ import (
 // TestCluster_bridges checks that the handle hands the other packages what
 // they need, from nothing but the management cluster and the cluster's
 // reference: OIDC renderer inputs and RBAC inside a real tenant apiserver,
-// Velero settings from a Bucket's Secret, the etcd relocation request.
+// Velero settings from a Bucket's Secret, a GPU ledger of the tenant
+// cluster, the etcd relocation request.
 func TestCluster_bridges(t *testing.T) {
 	env := testEnv(t)
 	ctx := t.Context()
@@ -137,6 +141,30 @@ jwt:
 		vc, err := cl.VeleroClient(ctx, backup.Config{})
 		require.NoError(t, err)
 		require.Equal(t, "cozy-velero", vc.Namespace())
+	})
+
+	t.Run("a GPU ledger of the tenant cluster, with the cluster's HAMi policies", func(t *testing.T) {
+		k, err := cl.Kubernetes(ctx)
+		require.NoError(t, err)
+		k.Spec.Addons.GPUOperator = tenant.Addon{Enabled: true}
+		k.Spec.Addons.HAMi = tenant.Addon{Enabled: true, ValuesOverride: map[string]any{"hami": map[string]any{
+			"scheduler": map[string]any{"defaultSchedulerPolicy": map[string]any{"nodeSchedulerPolicy": "spread"}}}}}
+		_, err = c.ApplyKubernetes(ctx, k)
+		require.NoError(t, err)
+
+		node := gpusharetest.Node(t, "gpu-1", gpusharetest.GPUs("a", 2, "NVIDIA L40S", 46068)...)
+		_, err = tenantCS.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		require.NoError(t, err)
+		lctx, stop := context.WithCancel(ctx)
+		defer stop()
+		l, err := cl.GPULedger(lctx, gpushare.Config{GPUPolicy: gpushare.GPUBinpack})
+		require.NoError(t, err)
+		require.Equal(t, gpushare.NodeSpread, l.Config().NodePolicy, "from the application")
+		require.Equal(t, gpushare.GPUBinpack, l.Config().GPUPolicy, "the caller's setting wins")
+		s := l.Summary()
+		require.Equal(t, 1, s.Nodes)
+		require.Equal(t, 2, s.GPUs)
+		require.EqualValues(t, 2*46068, s.Capacity.MemoryMiB)
 	})
 
 	t.Run("the tenant etcd for relocation", func(t *testing.T) {

@@ -6,25 +6,39 @@ import (
 	"reflect"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
-// ParseKubernetes decodes a Kubernetes application from YAML or JSON. It is
-// strict: an unknown or duplicate field is an error (a *ValidationError
-// whose entries wrap ErrUnknownField or ErrDuplicateField), never silently
-// dropped. Unknown fields under status are ignored, because Cozystack owns
-// the status. Syntax and type errors wrap ErrMalformed. Use Validate for
-// the chart's rules.
+// ParseKubernetes decodes a Kubernetes application from YAML or JSON that a
+// user wrote. It is strict: an unknown or duplicate field is an error (a
+// *ValidationError whose entries wrap ErrUnknownField or
+// ErrDuplicateField), so a typo never silently disappears. Unknown fields
+// under status are ignored, because Cozystack owns the status. Syntax and
+// type errors wrap ErrMalformed. Use Validate for the chart's rules, and
+// DecodeKubernetes for objects read from the API.
 func ParseKubernetes(data []byte) (*Kubernetes, error) {
 	var k Kubernetes
 	if err := decodeStrict(data, &k, ""); err != nil {
 		return nil, err
 	}
-	if k.APIVersion != "" && k.APIVersion != APIVersion || k.Kind != "" && k.Kind != KubernetesKind {
-		return nil, fmt.Errorf("%w: got %s %s, want %s %s", ErrMalformed, k.APIVersion, k.Kind, APIVersion, KubernetesKind)
+	return &k, checkKind(k.TypeMeta, KubernetesKind)
+}
+
+// DecodeKubernetes decodes a Kubernetes application as the API returns it
+// (YAML or JSON). Unlike ParseKubernetes it accepts fields the model does
+// not know — a newer Cozystack may have added them — and keeps them with
+// the object: UnknownFields lists them, YAML writes them back, and
+// Client.ApplyKubernetes preserves them, so a read-modify-write loses
+// nothing. Syntax and type errors wrap ErrMalformed; a field set twice is
+// still an error (ErrDuplicateField).
+func DecodeKubernetes(data []byte) (*Kubernetes, error) {
+	var k Kubernetes
+	if err := decodeObject(data, &k); err != nil {
+		return nil, err
 	}
-	return &k, nil
+	return &k, checkKind(k.TypeMeta, KubernetesKind)
 }
 
 // ParseSpec decodes the values of a Kubernetes application (its spec, or a
@@ -43,19 +57,35 @@ func ParseTenant(data []byte) (*Tenant, error) {
 	if err := decodeStrict(data, &t, ""); err != nil {
 		return nil, err
 	}
-	if t.APIVersion != "" && t.APIVersion != APIVersion || t.Kind != "" && t.Kind != TenantKind {
-		return nil, fmt.Errorf("%w: got %s %s, want %s %s", ErrMalformed, t.APIVersion, t.Kind, APIVersion, TenantKind)
-	}
-	return &t, nil
+	return &t, checkKind(t.TypeMeta, TenantKind)
 }
 
-// YAML encodes k as YAML, omitting unset fields.
+// DecodeTenant decodes a Tenant application as the API returns it,
+// keeping unknown fields like DecodeKubernetes.
+func DecodeTenant(data []byte) (*Tenant, error) {
+	var t Tenant
+	if err := decodeObject(data, &t); err != nil {
+		return nil, err
+	}
+	return &t, checkKind(t.TypeMeta, TenantKind)
+}
+
+func checkKind(tm metav1.TypeMeta, kind string) error {
+	if tm.APIVersion != "" && tm.APIVersion != APIVersion || tm.Kind != "" && tm.Kind != kind {
+		return fmt.Errorf("%w: got %s %s, want %s %s", ErrMalformed, tm.APIVersion, tm.Kind, APIVersion, kind)
+	}
+	return nil
+}
+
+// YAML encodes k as YAML, omitting unset fields and writing back the
+// fields the model does not know (see DecodeKubernetes).
 func (k *Kubernetes) YAML() ([]byte, error) { return encodeYAML(k) }
 
 // YAML encodes s as YAML, omitting unset fields.
 func (s KubernetesSpec) YAML() ([]byte, error) { return encodeYAML(s) }
 
-// YAML encodes t as YAML, omitting unset fields.
+// YAML encodes t as YAML, omitting unset fields and writing back the
+// fields the model does not know (see DecodeTenant).
 func (t *Tenant) YAML() ([]byte, error) { return encodeYAML(t) }
 
 func encodeYAML(v any) ([]byte, error) {
@@ -70,23 +100,54 @@ func encodeYAML(v any) ([]byte, error) {
 // into v, case-sensitively, refusing unknown and duplicate fields. prefix
 // is prepended to field paths ("spec" for a bare spec).
 func decodeStrict(data []byte, v any, prefix string) error {
+	_, err := decode(data, v, prefix, true)
+	return err
+}
+
+// decodeObject decodes an object read from the API into v (a *Kubernetes
+// or *Tenant), keeping what the model does not know (status aside) in v.
+func decodeObject(data []byte, v interface{ setUnknown(*unknownFields) }) error {
+	j, err := decode(data, v, "", false)
+	if err != nil {
+		return err
+	}
+	var raw any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &raw); err != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	u := findUnknown(raw, reflect.TypeOf(v))
+	if u != nil {
+		delete(u.fields, "status")
+		delete(u.nested, "status")
+		if len(u.fields) == 0 && len(u.nested) == 0 {
+			u = nil
+		}
+	}
+	v.setUnknown(u)
+	return nil
+}
+
+// decode converts YAML (or JSON) to JSON and decodes it into v. Duplicate
+// fields are always refused; unknown fields only when strict. It returns
+// the JSON.
+func decode(data []byte, v any, prefix string, strict bool) ([]byte, error) {
 	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
 		if strings.Contains(err.Error(), "already set in map") {
-			return &ValidationError{Errors: []*FieldError{{Field: "(document)", Err: ErrDuplicateField, Detail: yamlDetail(err)}}}
+			return nil, &ValidationError{Errors: []*FieldError{{Field: "(document)", Err: ErrDuplicateField, Detail: yamlDetail(err)}}}
 		}
-		return fmt.Errorf("%w: %s", ErrMalformed, yamlDetail(err))
+		return nil, fmt.Errorf("%w: %s", ErrMalformed, yamlDetail(err))
 	}
-	strict, err := sigsjson.UnmarshalStrict(j, v)
+	strictErrs, err := sigsjson.UnmarshalStrict(j, v)
 	if err != nil {
-		return fmt.Errorf("%w: %s", ErrMalformed, strings.TrimPrefix(err.Error(), "json: "))
+		return nil, fmt.Errorf("%w: %s", ErrMalformed, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	normalize(reflect.ValueOf(v))
 	var ps problems
-	for _, se := range strict {
+	for _, se := range strictErrs {
 		var fe sigsjson.FieldError
 		if !errors.As(se, &fe) {
-			return fmt.Errorf("%w: %v", ErrMalformed, se)
+			return nil, fmt.Errorf("%w: %v", ErrMalformed, se)
 		}
 		path := fe.FieldPath()
 		if prefix != "" {
@@ -98,10 +159,12 @@ func decodeStrict(data []byte, v any, prefix string) error {
 		sentinel := ErrUnknownField
 		if strings.HasPrefix(se.Error(), "duplicate field") {
 			sentinel = ErrDuplicateField
+		} else if !strict {
+			continue
 		}
 		ps.add(path, sentinel, "")
 	}
-	return ps.err()
+	return j, ps.err()
 }
 
 // yamlDetail shortens a YAML library error to its message.

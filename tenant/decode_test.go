@@ -158,3 +158,104 @@ func TestTenant_yamlRoundTrip(t *testing.T) {
 	_, err = tenant.ParseTenant([]byte("spec: {etcd: yes please}"))
 	require.ErrorIs(t, err, tenant.ErrMalformed)
 }
+
+// newerObject is a Kubernetes application as a newer Cozystack might
+// return it: fields at several depths that the model does not know.
+const newerObject = `
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Kubernetes
+metadata: {name: prod, namespace: tenant-acme}
+spec:
+  version: v1.35
+  futureField: {mode: fast, list: [1, 2]}
+  addons:
+    newAddon: {enabled: true}
+    velero: {enabled: true, schedule: daily}
+  nodeGroups:
+    md0: {maxReplicas: 4, spotInstances: true}
+    gpu: {maxReplicas: 2}
+  oidc:
+    mode: System
+    users:
+    - {email: alice@acme.example, role: admin}
+    - {email: bob@acme.example, role: view, groups: [ops]}
+  controlPlane:
+    apiServer:
+      extraVolumes:
+      - {name: audit, configMap: {name: audit}, futureSource: {x: 1}}
+status:
+  version: 1.7.0
+  observedGeneration: 4
+`
+
+func TestDecodeKubernetes_keepsUnknownFields(t *testing.T) {
+	k, err := tenant.DecodeKubernetes([]byte(newerObject))
+	require.NoError(t, err, "objects from the API stay readable")
+	require.Equal(t, []string{
+		"spec.addons.newAddon",
+		"spec.addons.velero.schedule",
+		"spec.controlPlane.apiServer.extraVolumes[0].futureSource",
+		"spec.futureField",
+		"spec.nodeGroups.md0.spotInstances",
+		"spec.oidc.users[1].groups",
+	}, k.UnknownFields(), "status is Cozystack's and not listed")
+	require.Equal(t, 4, *k.Spec.NodeGroups["md0"].MaxReplicas, "known fields decode as usual")
+	require.True(t, k.Spec.Addons.Velero.Enabled)
+
+	_, err = tenant.ParseKubernetes([]byte(newerObject))
+	require.ErrorIs(t, err, tenant.ErrUnknownField, "what users write stays strict")
+
+	t.Run("encoding writes them back, as a fixed point", func(t *testing.T) {
+		out, err := k.YAML()
+		require.NoError(t, err)
+		golden(t, "kubernetes-unknown-fields", out)
+		back, err := tenant.DecodeKubernetes(out)
+		require.NoError(t, err)
+		require.Equal(t, k.UnknownFields(), back.UnknownFields())
+		again, err := back.YAML()
+		require.NoError(t, err)
+		require.Equal(t, string(out), string(again))
+	})
+
+	t.Run("they follow their parent through a modification", func(t *testing.T) {
+		k, err := tenant.DecodeKubernetes([]byte(newerObject))
+		require.NoError(t, err)
+		k.Spec.Host = "prod.acme.example"
+		delete(k.Spec.NodeGroups, "md0")                                // md0's unknown field goes with it
+		k.Spec.OIDC.Users = k.Spec.OIDC.Users[1:]                       // bob moves to index 0, his groups with him
+		k.Spec.ControlPlane.APIServer.ExtraVolumes[0].Name = "audit-v2" // a renamed volume is another volume
+		out, err := k.YAML()
+		require.NoError(t, err)
+		back, err := tenant.DecodeKubernetes(out)
+		require.NoError(t, err)
+		require.Equal(t, []string{
+			"spec.addons.newAddon",
+			"spec.addons.velero.schedule",
+			"spec.futureField",
+			"spec.oidc.users[0].groups",
+		}, back.UnknownFields())
+		require.Equal(t, "prod.acme.example", back.Spec.Host)
+		require.Contains(t, string(out), "groups:\n      - ops")
+	})
+
+	t.Run("errors other than unknown fields remain", func(t *testing.T) {
+		_, err := tenant.DecodeKubernetes([]byte("spec: {host: a, host: b}"))
+		require.ErrorIs(t, err, tenant.ErrDuplicateField)
+		_, err = tenant.DecodeKubernetes([]byte("spec: {nodeGroups: {md0: {minReplicas: many}}}"))
+		require.ErrorIs(t, err, tenant.ErrMalformed)
+		_, err = tenant.DecodeKubernetes([]byte("apiVersion: apps.cozystack.io/v1alpha1\nkind: Tenant\n"))
+		require.ErrorIs(t, err, tenant.ErrMalformed)
+	})
+}
+
+func TestDecodeTenant_keepsUnknownFields(t *testing.T) {
+	tn, err := tenant.DecodeTenant([]byte("metadata: {name: dev, namespace: tenant-acme}\nspec: {etcd: true, postgres: {enabled: true}}\n"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"spec.postgres"}, tn.UnknownFields())
+	require.True(t, tn.Spec.Etcd)
+	out, err := tn.YAML()
+	require.NoError(t, err)
+	require.Contains(t, string(out), "postgres:\n    enabled: true")
+	_, err = tenant.ParseTenant(out)
+	require.ErrorIs(t, err, tenant.ErrUnknownField)
+}

@@ -14,10 +14,15 @@
 // the defaults in (md0 with u1.medium, 20Gi and the ingress-nginx role when
 // there are no node groups). [Kubernetes] is the whole object.
 //
-// Decoding is strict: [ParseKubernetes] and [ParseSpec] refuse unknown and
-// duplicate fields instead of dropping them, so a read-modify-write never
-// loses a setting, and encoding a decoded object gives the same bytes
-// again.
+// Two decoders, for two sources. What users write is parsed strictly:
+// [ParseKubernetes], [ParseSpec] and [ParseTenant] refuse unknown and
+// duplicate fields, so a typo ("verison") is an error instead of a setting
+// that silently disappears. What the API returns is decoded leniently:
+// [DecodeKubernetes], [DecodeTenant] and every read of the [Client] accept
+// fields the model does not know yet (a newer Cozystack may add them) and
+// keep them with the object — [Kubernetes.UnknownFields] lists them, YAML
+// and [Client.ApplyKubernetes] write them back — so a read-modify-write
+// loses nothing. Encoding a decoded object gives the same bytes again.
 //
 //	spec, err := tenant.ParseSpec(valuesYAML)
 //	if err != nil { ... }                       // ErrMalformed, ErrUnknownField
@@ -79,15 +84,21 @@
 //     [Cluster.EnableVelero] turn a Bucket of the tenant into the Velero
 //     addon's values; [Cluster.VeleroClient] drives Velero inside the
 //     tenant cluster;
+//   - gpushare: [Cluster.GPULedger] is a live ledger of the tenant
+//     cluster's GPUs with the cluster's HAMi settings
+//     ([Kubernetes.GPUConfig]: policies, resource names, webhook);
 //   - etcdrelocate: [Cluster.EtcdRelocation] names the tenant etcd that
-//     stores the cluster, [Cluster.Relocator] works on it.
+//     stores the cluster, [Cluster.Relocator] works on it (set
+//     etcdrelocate.Config.Dial to etcdrelocate.PortForwardDialer from
+//     outside the management cluster's network).
 //
 // # Errors
 //
 // Validation and strict decoding return a [*ValidationError] listing every
 // problem; each entry is a [*FieldError] wrapping one sentinel, so
 // errors.Is(err, ErrReservedVolume) works on the whole. Syntax and type
-// errors wrap [ErrMalformed]. Reads of missing objects wrap [ErrNotFound];
+// errors wrap [ErrMalformed] (from either decoder); HAMi settings the GPU
+// ledger cannot use wrap [ErrInvalidValue]. Reads of missing objects wrap [ErrNotFound];
 // a kubeconfig not written yet wraps [ErrKubeconfigNotReady]; a wait ended
 // by its context wraps ctx.Err(). Tenants without etcd or SeaweedFS up the
 // hierarchy give [ErrNoEtcd] and [ErrNoSeaweedFS].

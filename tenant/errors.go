@@ -68,8 +68,10 @@ var (
 	// value has the wrong type.
 	ErrMalformed = errors.New("tenant: malformed document")
 	// ErrUnknownField is returned (inside a *FieldError) for a field the
-	// model does not know. Decoding refuses it rather than dropping it, so a
-	// read-modify-write never loses data.
+	// model does not know, by the strict parsers of what users write
+	// (ParseKubernetes, ParseSpec, ParseTenant): a typo is refused, never
+	// dropped. Objects read from the API keep such fields instead (see
+	// DecodeKubernetes).
 	ErrUnknownField = errors.New("tenant: unknown field")
 	// ErrDuplicateField is returned (inside a *FieldError) when a document
 	// sets the same field twice.

@@ -131,3 +131,43 @@ func ExampleKubernetes_AuthenticationSpec() {
 	// kubernetes-prod-oidc-authn-config
 	// [--authentication-config=/etc/kubernetes/authentication-config/config.yaml]
 }
+
+// Objects read from the API may carry fields a newer Cozystack added: they
+// decode, are listed, and are written back, so nothing is lost. What a user
+// writes is parsed strictly instead.
+func ExampleDecodeKubernetes() {
+	fromAPI := []byte(`
+apiVersion: apps.cozystack.io/v1alpha1
+kind: Kubernetes
+metadata: {name: prod, namespace: tenant-acme}
+spec:
+  version: v1.35
+  addons: {velero: {enabled: true, schedule: daily}}
+`)
+	k, err := tenant.DecodeKubernetes(fromAPI)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(k.UnknownFields())
+	k.Spec.Version = "v1.34"
+	out, _ := k.YAML()
+	fmt.Print(string(out))
+
+	_, err = tenant.ParseKubernetes(fromAPI)
+	fmt.Println(errors.Is(err, tenant.ErrUnknownField))
+	// Output:
+	// [spec.addons.velero.schedule]
+	// apiVersion: apps.cozystack.io/v1alpha1
+	// kind: Kubernetes
+	// metadata:
+	//   name: prod
+	//   namespace: tenant-acme
+	// spec:
+	//   addons:
+	//     velero:
+	//       enabled: true
+	//       schedule: daily
+	//   version: v1.34
+	// true
+}

@@ -2,6 +2,7 @@ package tenant_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -90,6 +91,56 @@ func FuzzParseSpec(f *testing.F) {
 		second, _ := back.YAML()
 		if string(first) != string(second) {
 			t.Fatalf("round trip changed the spec:\n%s\n---\n%s", first, second)
+		}
+	})
+}
+
+// FuzzDecodeKubernetes runs the lenient decoder of API objects: any input
+// decodes or fails with one of the package's errors, and a decoded object
+// (unknown fields included) encodes to a fixed point that keeps every
+// unknown field.
+func FuzzDecodeKubernetes(f *testing.F) {
+	f.Add([]byte(newerObject))
+	out, err := tenant.NewKubernetes("tenant-acme", "prod", fullSpec()).YAML()
+	require.NoError(f, err)
+	f.Add(out)
+	for _, seed := range []string{
+		"spec: {x: 1, nodeGroups: {md0: {y: [1, {z: 2}]}}}",
+		"spec: {oidc: {users: [{email: a, q: 1}, {r: 2}, 3]}}",
+		"spec: {controlPlane: {apiServer: {extraVolumes: [{name: a, s: {}}, {name: a, t: 1}]}}}",
+		"spec: {addons: {hami: {enabled: true, valuesOverride: {hami: {x: 1e400}}}, y: null}}",
+		"status: {x: 1}\nq: 2\n",
+		"spec: {host: a, host: b}",
+		"- a\n",
+		"",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k, err := tenant.DecodeKubernetes(data)
+		if err != nil {
+			if !errors.Is(err, tenant.ErrMalformed) && !errors.Is(err, tenant.ErrDuplicateField) {
+				t.Fatalf("error is none of the package's decode errors: %v", err)
+			}
+			return
+		}
+		first, err := k.YAML()
+		if err != nil {
+			t.Fatalf("decoded object does not encode: %v", err)
+		}
+		back, err := tenant.DecodeKubernetes(first)
+		if err != nil {
+			t.Fatalf("encoded object does not decode: %v\n%s", err, first)
+		}
+		if a, b := k.UnknownFields(), back.UnknownFields(); !slices.Equal(a, b) {
+			t.Fatalf("unknown fields changed: %v, then %v\n%s", a, b, first)
+		}
+		second, err := back.YAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(first) != string(second) {
+			t.Fatalf("round trip changed the object:\n--- first\n%s\n--- second\n%s", first, second)
 		}
 	})
 }

@@ -39,6 +39,10 @@ type Kubernetes struct {
 	Spec KubernetesSpec `json:"spec,omitzero"`
 	// Status is reported by Cozystack; this package never writes it.
 	Status Status `json:"status,omitzero"`
+
+	// unknown holds the fields of an object read from the API that the
+	// model does not know; they are written back on encode and apply.
+	unknown *unknownFields
 }
 
 // Status is the status Cozystack reports on an application.

@@ -15,6 +15,9 @@ type Tenant struct {
 	Spec TenantSpec `json:"spec,omitzero"`
 	// Status is reported by Cozystack.
 	Status Status `json:"status,omitzero"`
+
+	// unknown: see Kubernetes.
+	unknown *unknownFields
 }
 
 // TenantSpec holds the values of Cozystack's tenant chart.
