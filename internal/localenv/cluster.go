@@ -44,11 +44,13 @@ type ClusterConfig struct {
 	// 10Gi.
 	VolumeCapacity resource.Quantity
 	// NodeMonitorGracePeriod is how long a node may miss heartbeats before
-	// the node lifecycle controller marks it NotReady. Default 10s (the
-	// upstream default is 50s); nodes renew their Lease every fifth of it.
+	// the node lifecycle controller marks it NotReady. Default 15s (the
+	// upstream default is 50s; much shorter risks false alarms on a loaded
+	// machine); nodes renew their Lease every fifth of it.
 	NodeMonitorGracePeriod time.Duration
-	// MaxProbePeriod caps the period of pods' probes, to keep tests quick.
-	// Default 1s; negative means the periods in the pod specs.
+	// MaxProbePeriod caps the period of pods' startup and readiness probes,
+	// to keep tests quick (liveness probes keep their spec timing). Default
+	// 1s; negative means the periods in the pod specs.
 	MaxProbePeriod time.Duration
 }
 
@@ -63,7 +65,7 @@ func (cc ClusterConfig) withDefaults() (ClusterConfig, error) {
 		cc.Domain = "cluster.local"
 	}
 	if cc.NodeMonitorGracePeriod == 0 {
-		cc.NodeMonitorGracePeriod = 10 * time.Second
+		cc.NodeMonitorGracePeriod = 15 * time.Second
 	}
 	if cc.NodeMonitorGracePeriod < 5*time.Second {
 		return cc, fmt.Errorf("%w: NodeMonitorGracePeriod %s is below 5s", ErrInvalidConfig, cc.NodeMonitorGracePeriod)

@@ -48,8 +48,9 @@ type Config struct {
 	// 2s; the controller manager's --node-monitor-grace-period must be a few
 	// times longer.
 	HeartbeatInterval time.Duration
-	// MaxProbePeriod caps the period of startup, readiness and liveness
-	// probes (zero: the period in the pod spec, as the kubelet does).
+	// MaxProbePeriod caps the period and initial delay of startup and
+	// readiness probes (zero: as in the pod spec, as the kubelet does).
+	// Liveness probes always keep the spec's timing.
 	MaxProbePeriod time.Duration
 	// RestartBackoff is the delay before the first restart of a crashed
 	// container; it doubles on every crash up to 30 times its value.

@@ -24,7 +24,7 @@ import (
 func (w *podWorker) runProbes(ctx context.Context, spec corev1.Container, c *container, p *process.Process) {
 	ip := w.podIP()
 	if sp := spec.StartupProbe; sp != nil {
-		if !w.probeLoop(ctx, spec, sp, ip, func(bool) bool { return false }) {
+		if !w.probeLoop(ctx, spec, sp, ip, func(bool) bool { return false }, false) {
 			if ctx.Err() == nil {
 				w.agent.log.Info("startup probe failed, killing container", "pod", w.key(), "container", spec.Name)
 				_ = p.Stop()
@@ -37,12 +37,12 @@ func (w *podWorker) runProbes(ctx context.Context, spec corev1.Container, c *con
 		go w.probeLoop(ctx, spec, rp, ip, func(ok bool) bool {
 			w.update(c, p, func() { c.ready = ok })
 			return true
-		})
+		}, false)
 	} else {
 		w.update(c, p, func() { c.ready = true })
 	}
 	if lp := spec.LivenessProbe; lp != nil {
-		if !w.probeLoop(ctx, spec, lp, ip, func(ok bool) bool { return ok }) && ctx.Err() == nil {
+		if !w.probeLoop(ctx, spec, lp, ip, func(ok bool) bool { return ok }, true) && ctx.Err() == nil {
 			w.agent.log.Info("liveness probe failed, killing container", "pod", w.key(), "container", spec.Name)
 			_ = p.Stop()
 		}
@@ -52,12 +52,16 @@ func (w *podWorker) runProbes(ctx context.Context, spec corev1.Container, c *con
 // probeLoop probes every period. After successThreshold consecutive
 // successes or failureThreshold consecutive failures it calls result with
 // the outcome; it keeps probing while result returns true. It returns false
-// when it stopped on a failure (or ctx ended), true on a success.
-func (w *podWorker) probeLoop(ctx context.Context, spec corev1.Container, pr *corev1.Probe, ip netip.Addr, result func(ok bool) bool) bool {
-	period := w.capPeriod(seconds(pr.PeriodSeconds, 10))
+// when it stopped on a failure (or ctx ended), true on a success. Liveness
+// probes keep the spec's timing even with MaxProbePeriod: they kill, and a
+// loaded test machine must not make them kill healthy members.
+func (w *podWorker) probeLoop(ctx context.Context, spec corev1.Container, pr *corev1.Probe, ip netip.Addr, result func(ok bool) bool, liveness bool) bool {
+	period, delay := seconds(pr.PeriodSeconds, 10), seconds(pr.InitialDelaySeconds, 0)
+	if !liveness {
+		period, delay = w.capPeriod(period), w.capPeriod(delay)
+	}
 	timeout := seconds(pr.TimeoutSeconds, 1)
 	failureThreshold, successThreshold := threshold(pr.FailureThreshold, 3), threshold(pr.SuccessThreshold, 1)
-	delay := w.capPeriod(seconds(pr.InitialDelaySeconds, 0))
 	var successes, failures int
 	last := -1 // unknown
 	for {
