@@ -80,6 +80,9 @@ func (t *Target) Open(ctx context.Context, cfg localenv.Config) error {
 	if cfg.SkipAPIServer {
 		what = "starting the embedded local environment (etcd)"
 	}
+	if cfg.Cluster != nil {
+		what = "starting the embedded local environment (etcd, kube-apiserver, controller manager, scheduler, simulated nodes)"
+	}
 	step := Step(t.out(), what)
 	env, err := localenv.Start(ctx, cfg)
 	step.Done(err)

@@ -101,11 +101,11 @@ func (b *Builder) Path(ctx context.Context, s Server) (string, error) {
 
 func (b *Builder) build(ctx context.Context, s Server, modDir, bin string) error {
 	out := b.progress()
-	how := "first run only, a few seconds to a minute"
+	how := "once, a few seconds to a minute"
 	if s.Slow {
-		how = "first run only, several minutes"
+		how = "once, several minutes"
 	}
-	fmt.Fprintf(out, "tenantkit: building %s from %s (%s) ...\n", s, s.Upstream, how)
+	fmt.Fprintf(out, "tenantkit: building %s from %s: %s (%s) ...\n", s, s.Upstream, buildReason(bin, s), how)
 	start := time.Now()
 	stopTicker := ticker(out, s, start)
 	defer stopTicker()

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/cozystack/tenantkit/gpushare"
+	"github.com/cozystack/tenantkit/internal/examplecli"
+)
+
+// gpuNodes are cluster A's GPU workers, as HAMi's device plugin registers
+// them (10 slots and 100 cores per card, the chart's defaults).
+var gpuNodes = []struct {
+	name, model string
+	gpus        int
+	memoryMiB   int32
+}{
+	{"gpu-a100", "NVIDIA A100-PCIE-80GB", 2, 81920},
+	{"gpu-t4", "NVIDIA-Tesla T4", 2, 15360},
+}
+
+// gpuPod is a pod of the story and what it asks of each GPU.
+type gpuPod struct {
+	namespace, name  string
+	gpus, mem, cores int64
+	gpuType          string // hami.io/use-gputype
+}
+
+var gpuPods = []gpuPod{
+	{"ml", "train", 1, 40000, 50, ""},
+	{"ml", "notebook", 1, 8000, 20, ""},
+	{"web", "ocr", 1, 6000, 30, "T4"},
+	{"web", "transcode", 1, 0, 0, "T4"}, // nvidia.com/gpu alone: a whole card
+}
+
+// gpu registers cluster A's GPU nodes, places the pods with HAMi's rules
+// through the cluster's ledger, and prints the ledger.
+func (w *world) gpu(ctx context.Context) (string, error) {
+	a := w.clusters[0]
+	cs, err := a.Clientset(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := registerGPUNodes(ctx, cs); err != nil {
+		return "", err
+	}
+	ledgerCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	ledger, err := a.GPULedger(ledgerCtx, gpushare.Config{}) // HAMi settings from the application
+	if err != nil {
+		return "", err
+	}
+	var rows [][]string
+	for _, p := range gpuPods {
+		placed, err := bindAsHAMi(ctx, cs, ledger, p.pod())
+		if err != nil {
+			return "", err
+		}
+		rows = append(rows, []string{p.namespace + "/" + p.name, p.asks(), placed.Node, placed.Containers.String()})
+	}
+	examplecli.Table(w.out, []string{"POD", "ASKS PER GPU", "NODE", "hami.io/vgpu-devices-allocated"}, rows)
+	fmt.Fprintln(w.out)
+	printLedger(w.out, ledger)
+	s := ledger.Summary()
+	return fmt.Sprintf("%d pods placed by HAMi's rules on %d GPUs; ledger: %s", s.Pods, s.GPUs, usage(s)), nil
+}
+
+// registerGPUNodes creates the nodes with the annotation HAMi's device
+// plugin writes.
+func registerGPUNodes(ctx context.Context, cs kubernetes.Interface) error {
+	for _, n := range gpuNodes {
+		devs := make([]gpushare.Device, n.gpus)
+		for i := range devs {
+			devs[i] = gpushare.Device{ID: fmt.Sprintf("GPU-%s-%d", n.name[4:], i), Index: uint(i), Count: 10,
+				MemoryMiB: n.memoryMiB, Cores: 100, Type: n.model, Mode: gpushare.ModeHAMiCore, Health: true}
+		}
+		reg, err := gpushare.EncodeNodeDevices(devs, gpushare.FormatJSON)
+		if err != nil {
+			return err
+		}
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: map[string]string{"gpu": "on"},
+			Annotations: map[string]string{gpushare.AnnotationRegister: reg}}}
+		if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("register node %s: %w", n.name, err)
+		}
+	}
+	return nil
+}
+
+// bindAsHAMi does what HAMi's scheduler does for a pod: fit it with HAMi's
+// rules, write its decision into the pod's annotations and bind it. Then it
+// plays the kubelet (the pod runs) and waits for the ledger to count it.
+func bindAsHAMi(ctx context.Context, cs kubernetes.Interface, l *gpushare.Ledger, pod *corev1.Pod) (gpushare.Placement, error) {
+	req, err := gpushare.NewPodRequest(pod, l.Config())
+	if err != nil {
+		return gpushare.Placement{}, err
+	}
+	p, err := l.Fit(req)
+	if err != nil {
+		return p, err
+	}
+	for k, v := range p.Annotations(time.Now()) {
+		pod.Annotations[k] = v
+	}
+	pod.Annotations[gpushare.AnnotationBindPhase] = string(gpushare.BindSuccess)
+	pod.Spec.NodeName = p.Node
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: pod.Namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return p, err
+	}
+	created, err := cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		return p, fmt.Errorf("create pod %s: %w", pod.Name, err)
+	}
+	created.Status.Phase = corev1.PodRunning
+	if _, err := cs.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		return p, fmt.Errorf("run pod %s: %w", pod.Name, err)
+	}
+	for {
+		if _, ok := l.Pod(pod.Namespace, pod.Name); ok {
+			return p, nil
+		}
+		select {
+		case <-ctx.Done():
+			return p, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (g gpuPod) pod() *corev1.Pod {
+	limits := corev1.ResourceList{gpushare.ResourceGPU: *resource.NewQuantity(g.gpus, resource.DecimalSI)}
+	if g.mem > 0 {
+		limits[gpushare.ResourceMemory] = *resource.NewQuantity(g.mem, resource.DecimalSI)
+	}
+	if g.cores > 0 {
+		limits[gpushare.ResourceCores] = *resource.NewQuantity(g.cores, resource.DecimalSI)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: g.namespace, Name: g.name, Annotations: map[string]string{}},
+		Spec: corev1.PodSpec{SchedulerName: "hami-scheduler", Containers: []corev1.Container{{
+			Name: "main", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{Limits: limits}}}}}
+	if g.gpuType != "" {
+		pod.Annotations[gpushare.AnnotationUseGPUType] = g.gpuType
+	}
+	return pod
+}
+
+func (g gpuPod) asks() string {
+	s := "a whole card"
+	if g.mem > 0 {
+		s = fmt.Sprintf("%d MiB, %d%% cores", g.mem, g.cores)
+	}
+	if g.gpuType != "" {
+		s += " on a " + g.gpuType
+	}
+	return s
+}
+
+// usage sums up a ledger in a few words.
+func usage(s gpushare.Summary) string {
+	return fmt.Sprintf("%d/%d MiB, %d/%d cores, %d/%d slots used",
+		s.Used.MemoryMiB, s.Capacity.MemoryMiB, s.Used.Cores, s.Capacity.Cores, s.Used.Slots, s.Capacity.Slots)
+}
+
+func printLedger(out io.Writer, l *gpushare.Ledger) {
+	var rows [][]string
+	for _, n := range l.Nodes() {
+		for _, g := range n.GPUs {
+			var pods []string
+			for _, p := range g.Pods {
+				pods = append(pods, p.Namespace+"/"+p.Name)
+			}
+			rows = append(rows, []string{n.Name, g.ID, g.Type,
+				fmt.Sprintf("%d/%d MiB", g.Used.MemoryMiB, g.Capacity.MemoryMiB),
+				fmt.Sprintf("%d/%d", g.Used.Cores, g.Capacity.Cores),
+				fmt.Sprintf("%d/%d", g.Used.Slots, g.Capacity.Slots), strings.Join(pods, ", ")})
+		}
+	}
+	examplecli.Table(out, []string{"NODE", "GPU", "TYPE", "MEMORY", "CORES", "SLOTS", "PODS"}, rows)
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/oidc"
+)
+
+// oidc logs cluster A's admin in for A's audience, presents the token to
+// both clusters (each apiserver decides, and oidc.Verifier says why), and
+// binds the users of A's spec inside A.
+func (w *world) oidc(ctx context.Context) (string, error) {
+	a, b := w.clusters[0], w.clusters[1]
+	step := w.step(fmt.Sprintf("logging %s in at the IdP for %s", a.user, a.Ref()))
+	token, err := w.dex.PasswordToken(ctx, a.user, demoPassword, a.Ref().OIDC().ClientID())
+	if err == nil {
+		err = waitAccepted(ctx, a, token) // the authenticator discovers the issuer in the background
+	}
+	step.Done(err)
+	if err != nil {
+		return "", err
+	}
+	var rows [][]string
+	accepted := map[*tenantCluster]bool{}
+	for _, tc := range []*tenantCluster{a, b} {
+		review, apiErr := whoami(ctx, tc, token)
+		_, vErr := tc.verifier.Verify(ctx, token)
+		says := "401 Unauthorized"
+		if apiErr == nil {
+			says = review.Status.UserInfo.Username + " " + fmt.Sprint(review.Status.UserInfo.Groups)
+		} else if !apierrors.IsUnauthorized(apiErr) {
+			return "", apiErr
+		}
+		if (apiErr == nil) != (vErr == nil) {
+			return "", fmt.Errorf("%s: kube-apiserver and oidc.Verifier disagree (%v / %v)", tc.Ref(), apiErr, vErr)
+		}
+		accepted[tc] = apiErr == nil
+		rows = append(rows, []string{tc.Ref().String(), says, reason(vErr)})
+	}
+	examplecli.Table(w.out, []string{"TOKEN OF " + a.user + " PRESENTED TO", "KUBE-APISERVER", "oidc.Verifier"}, rows)
+	if !accepted[a] || accepted[b] {
+		return "", fmt.Errorf("isolation does not hold: accepted by A %v, by B %v", accepted[a], accepted[b])
+	}
+
+	plan, err := a.SyncOIDCUsers(ctx) // spec.oidc.users become ClusterRoleBindings in A
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(w.out, "\nRBAC in %s from spec.oidc.users:\n%s\n", a.Ref(), strings.TrimRight(plan.String(), "\n"))
+	return fmt.Sprintf("%s accepted by %s, rejected by %s (not its audience); %d ClusterRoleBinding(s) from the spec",
+		a.user, a.Ref(), b.Ref(), len(plan.Changes)), nil
+}
+
+// waitAccepted waits until the cluster's apiserver accepts token: its JWT
+// authenticator fetches the issuer's keys after it starts.
+func waitAccepted(ctx context.Context, tc *tenantCluster, token string) error {
+	for {
+		_, err := whoami(ctx, tc, token)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s never accepted the token: %w (last: %v)", tc.Ref(), ctx.Err(), err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func whoami(ctx context.Context, tc *tenantCluster, token string) (*authenticationv1.SelfSubjectReview, error) {
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: tc.api.URL, BearerToken: token,
+		TLSClientConfig: rest.TLSClientConfig{CAData: tc.api.CAPEM}})
+	if err != nil {
+		return nil, err
+	}
+	return cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+}
+
+// reason says in a few words why a Verifier refused a token.
+func reason(err error) string {
+	var aud *oidc.AudienceError
+	var rule *oidc.RuleError
+	switch {
+	case err == nil:
+		return "accepted"
+	case errors.As(err, &aud):
+		return fmt.Sprintf("audience %v, want %v", aud.Got, aud.Want)
+	case errors.As(err, &rule):
+		return "not in the tenant's groups"
+	}
+	return err.Error()
+}

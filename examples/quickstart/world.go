@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/tenant"
+	"github.com/cozystack/tenantkit/tenant/tenanttest"
+)
+
+// world is what the embedded story runs on: a management cluster with four
+// simulated nodes, the Cozystack platform faked by package tenanttest, dex
+// standing in for the platform's Keycloak, and — once the tenant step has
+// run — one Kubernetes cluster in each of two tenants.
+type world struct {
+	env      *localenv.Env
+	out      io.Writer
+	progress io.Writer
+
+	platform *tenanttest.Platform
+	dex      *localenv.Dex
+	clusters []*tenantCluster // A (tenant alpha), B (tenant beta)
+}
+
+// tenantCluster is one tenant cluster: the package tenant handle, and the
+// apiserver that stands in for its Kamaji control plane.
+type tenantCluster struct {
+	*tenant.Cluster
+	user     string // the cluster's admin user, in the IdP
+	api      *localenv.APIServer
+	verifier *oidc.Verifier // checks tokens as api does, and says why not
+}
+
+// nodes are the management cluster's simulated nodes: the tenant etcd
+// takes three, the fourth is where a replica moves.
+var nodes = []localenv.NodeConfig{{Name: "node-a"}, {Name: "node-b"}, {Name: "node-c"}, {Name: "node-d"}}
+
+// runEmbedded plays the story on the embedded local environment.
+func (o *options) runEmbedded(ctx context.Context) error {
+	o.target.Out = o.progress
+	if err := o.target.Open(ctx, localenv.Config{EtcdMembers: 1, Cluster: &localenv.ClusterConfig{Nodes: nodes}}); err != nil {
+		return err
+	}
+	defer o.target.Close()
+	w := &world{env: o.target.Env, out: o.out, progress: o.progress}
+	_, err := play(ctx, o.out, w.steps())
+	return err
+}
+
+func (w *world) steps() []step {
+	return []step{
+		{capability: "tenant", title: "tenants alpha and beta, a Kubernetes cluster each", run: w.tenants, required: true},
+		{capability: "oidc", title: "a user of cluster A is accepted by A and rejected by B", run: w.oidc},
+		{capability: "gpu", title: "pods placed by HAMi's rules, and the ledger of cluster A", run: w.gpu},
+		{capability: "backup", title: "a namespace of cluster A backed up to S3, verified, deleted, restored", run: w.backup},
+		{capability: "etcd", title: "a replica of tenant alpha's etcd moved to another node under write load", run: w.etcd},
+	}
+}
+
+// step starts a progress line on the progress writer.
+func (w *world) step(what string) *examplecli.Progress { return examplecli.Step(w.progress, what) }
