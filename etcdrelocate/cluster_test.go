@@ -327,3 +327,24 @@ func testRefusals(t *testing.T, te *tenantEnv) {
 		return plan("etcd-1", "node-c") == nil
 	}, 2*time.Minute, time.Second)
 }
+
+// waitHealthy waits until preflight would accept moving member (every
+// member back and in sync after a fault) and returns the state.
+func (te *tenantEnv) waitHealthy(t testing.TB, r *etcdrelocate.Relocator, member string) *etcdrelocate.State {
+	t.Helper()
+	var s *etcdrelocate.State
+	require.Eventually(t, func() bool {
+		var err error
+		if s, err = r.Observe(context.Background(), te.tenant.Namespace, "etcd"); err != nil {
+			return false
+		}
+		for _, n := range s.Nodes {
+			req := etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: member, TargetNode: n.Name}
+			if etcdrelocate.Preflight(s, req) == nil {
+				return true
+			}
+		}
+		return false
+	}, 2*time.Minute, time.Second, "the cluster did not become healthy again")
+	return s
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -151,8 +152,14 @@ func setUnschedulable(ctx context.Context, x *run, node string, on bool) error {
 	return nil
 }
 
+// syncSlack is how many raft entries a voter may trail the leader's commit
+// index and still count as in sync (a member that just restarted replays
+// its log and catches up first).
+const syncSlack = 100
+
 // othersHealthy waits until every voter other than the moved member answers
-// Status without errors and they agree on a leader.
+// Status without errors, they agree on a leader, and each has applied the
+// leader's committed index within syncSlack.
 func (x *run) othersHealthy(ctx context.Context) error {
 	return retry(ctx, x.r.t.Membership, "wait for the other voters to be healthy", func(ctx context.Context) (bool, error) {
 		ms, err := x.mem.list(ctx)
@@ -169,7 +176,18 @@ func (x *run) othersHealthy(ctx context.Context) error {
 			}
 		}
 		if agreedLeader(sts) == 0 {
-			return false, keepTrying{fmt.Errorf("%w: no agreed leader", ErrQuorumAtRisk)}
+			return false, keepTrying{fmt.Errorf("%w: no agreed leader (%s)", ErrQuorumAtRisk, leadersSeen(ms, sts))}
+		}
+		// The leader may be the moved member, which is not asked: compare
+		// with the highest committed index the others know.
+		var committed uint64
+		for _, st := range sts {
+			committed = max(committed, st.RaftIndex)
+		}
+		for id, st := range sts {
+			if st.RaftAppliedIndex+syncSlack < committed {
+				return false, keepTrying{fmt.Errorf("%w: voter %s has applied %d of %d", ErrQuorumAtRisk, FormatID(id), st.RaftAppliedIndex, committed)}
+			}
 		}
 		return true, nil
 	})
@@ -329,4 +347,20 @@ func (x *run) promote(ctx context.Context) (string, bool, error) {
 		return "", false, err
 	}
 	return "member " + FormatID(m.ID) + " is a voter", false, nil
+}
+
+// leadersSeen describes which leader each voter reports, for errors.
+func leadersSeen(ms []*pb.Member, sts map[uint64]*MemberStatus) string {
+	var parts []string
+	for _, m := range ms {
+		if m.IsLearner {
+			continue
+		}
+		if st := sts[m.ID]; st != nil {
+			parts = append(parts, fmt.Sprintf("%s sees leader %s", memberLabel(m), FormatID(st.Leader)))
+		} else {
+			parts = append(parts, memberLabel(m)+" does not answer")
+		}
+	}
+	return strings.Join(parts, ", ")
 }
