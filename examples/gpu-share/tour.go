@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/internal/hamisim"
 )
 
 // nodes are the tour's GPU nodes: three models, registered in HAMi v2.10's
@@ -34,19 +34,8 @@ func registerNodes(ctx context.Context, cs kubernetes.Interface, progress io.Wri
 	step := examplecli.Step(progress, "registering three GPU nodes as HAMi's device plugin does")
 	err := func() error {
 		for _, n := range nodes {
-			devs := make([]gpushare.Device, n.gpus)
-			for i := range devs {
-				devs[i] = gpushare.Device{ID: fmt.Sprintf("GPU-%s-%d", n.name[4:], i), Index: uint(i), Count: 10,
-					MemoryMiB: n.memoryMiB, Cores: 100, Type: n.model, Mode: gpushare.ModeHAMiCore, Health: true}
-			}
-			reg, err := gpushare.EncodeNodeDevices(devs, gpushare.FormatJSON)
-			if err != nil {
+			if err := hamisim.RegisterNode(ctx, cs, n.name, hamisim.GPUs(n.name[4:], n.gpus, n.model, n.memoryMiB)); err != nil {
 				return err
-			}
-			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: map[string]string{"gpu": "on"},
-				Annotations: map[string]string{gpushare.AnnotationRegister: reg}}}
-			if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("create node %s: %w", n.name, err)
 			}
 		}
 		return nil
@@ -114,11 +103,6 @@ func (d demoPod) asks() string {
 // tour places the series, prints the ledger, explains tooBig and answers
 // the what-if.
 func tour(ctx context.Context, cs kubernetes.Interface, l *gpushare.Ledger, o *options) error {
-	for _, ns := range []string{"ml", "web"} {
-		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create namespace %s: %w", ns, err)
-		}
-	}
 	fmt.Fprintln(o.out, "\nPlacing pods as HAMi's scheduler would (node binpack, GPU spread unless the pod says otherwise):")
 	var rows [][]string
 	for _, d := range series {
@@ -147,39 +131,12 @@ func tour(ctx context.Context, cs kubernetes.Interface, l *gpushare.Ledger, o *o
 }
 
 // schedule does what HAMi's scheduler and the kubelet would: decide, write
-// the annotations, bind, run. Then it waits for the informers to bring the
-// pod into the ledger.
+// the annotations, bind, run (package hamisim). It returns once the
+// informers have brought the pod into the ledger.
 func schedule(ctx context.Context, cs kubernetes.Interface, l *gpushare.Ledger, d demoPod) (gpushare.Placement, error) {
-	pod := d.pod()
-	req, err := gpushare.NewPodRequest(pod, l.Config())
-	if err != nil {
-		return gpushare.Placement{}, err
+	p, err := hamisim.Bind(ctx, cs, l, d.pod())
+	if errors.Is(err, gpushare.ErrNoFit) {
+		return p, examplecli.WithCode(examplecli.ExitFailure, err)
 	}
-	p, err := l.Fit(req)
-	if err != nil {
-		return gpushare.Placement{}, fail("place %s: %w", d.name, err)
-	}
-	for k, v := range p.Annotations(time.Now()) {
-		pod.Annotations[k] = v
-	}
-	pod.Annotations[gpushare.AnnotationBindPhase] = string(gpushare.BindSuccess)
-	pod.Spec.NodeName = p.Node
-	created, err := cs.CoreV1().Pods(d.namespace).Create(ctx, pod, metav1.CreateOptions{})
-	if err != nil {
-		return p, fmt.Errorf("create pod %s: %w", d.name, err)
-	}
-	created.Status.Phase = corev1.PodRunning
-	if _, err := cs.CoreV1().Pods(d.namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		return p, fmt.Errorf("mark pod %s running: %w", d.name, err)
-	}
-	for {
-		if _, ok := l.Pod(d.namespace, d.name); ok {
-			return p, nil
-		}
-		select {
-		case <-ctx.Done():
-			return p, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	return p, err
 }

@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/internal/hamisim"
 )
 
 // gpuNodes are cluster A's GPU workers, as HAMi's device plugin registers
@@ -61,7 +60,7 @@ func (w *world) gpu(ctx context.Context) (string, error) {
 	}
 	var rows [][]string
 	for _, p := range gpuPods {
-		placed, err := bindAsHAMi(ctx, cs, ledger, p.pod())
+		placed, err := hamisim.Bind(ctx, cs, ledger, p.pod()) // HAMi's scheduler, played
 		if err != nil {
 			return "", err
 		}
@@ -74,66 +73,15 @@ func (w *world) gpu(ctx context.Context) (string, error) {
 	return fmt.Sprintf("%d pods placed by HAMi's rules on %d GPUs; ledger: %s", s.Pods, s.GPUs, usage(s)), nil
 }
 
-// registerGPUNodes creates the nodes with the annotation HAMi's device
-// plugin writes.
+// registerGPUNodes creates the nodes as HAMi's device plugin registers
+// them.
 func registerGPUNodes(ctx context.Context, cs kubernetes.Interface) error {
 	for _, n := range gpuNodes {
-		devs := make([]gpushare.Device, n.gpus)
-		for i := range devs {
-			devs[i] = gpushare.Device{ID: fmt.Sprintf("GPU-%s-%d", n.name[4:], i), Index: uint(i), Count: 10,
-				MemoryMiB: n.memoryMiB, Cores: 100, Type: n.model, Mode: gpushare.ModeHAMiCore, Health: true}
-		}
-		reg, err := gpushare.EncodeNodeDevices(devs, gpushare.FormatJSON)
-		if err != nil {
+		if err := hamisim.RegisterNode(ctx, cs, n.name, hamisim.GPUs(n.name[4:], n.gpus, n.model, n.memoryMiB)); err != nil {
 			return err
-		}
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: map[string]string{"gpu": "on"},
-			Annotations: map[string]string{gpushare.AnnotationRegister: reg}}}
-		if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("register node %s: %w", n.name, err)
 		}
 	}
 	return nil
-}
-
-// bindAsHAMi does what HAMi's scheduler does for a pod: fit it with HAMi's
-// rules, write its decision into the pod's annotations and bind it. Then it
-// plays the kubelet (the pod runs) and waits for the ledger to count it.
-func bindAsHAMi(ctx context.Context, cs kubernetes.Interface, l *gpushare.Ledger, pod *corev1.Pod) (gpushare.Placement, error) {
-	req, err := gpushare.NewPodRequest(pod, l.Config())
-	if err != nil {
-		return gpushare.Placement{}, err
-	}
-	p, err := l.Fit(req)
-	if err != nil {
-		return p, err
-	}
-	for k, v := range p.Annotations(time.Now()) {
-		pod.Annotations[k] = v
-	}
-	pod.Annotations[gpushare.AnnotationBindPhase] = string(gpushare.BindSuccess)
-	pod.Spec.NodeName = p.Node
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: pod.Namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return p, err
-	}
-	created, err := cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
-	if err != nil {
-		return p, fmt.Errorf("create pod %s: %w", pod.Name, err)
-	}
-	created.Status.Phase = corev1.PodRunning
-	if _, err := cs.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		return p, fmt.Errorf("run pod %s: %w", pod.Name, err)
-	}
-	for {
-		if _, ok := l.Pod(pod.Namespace, pod.Name); ok {
-			return p, nil
-		}
-		select {
-		case <-ctx.Done():
-			return p, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
 }
 
 func (g gpuPod) pod() *corev1.Pod {
