@@ -314,6 +314,12 @@ func testRefusals(t *testing.T, te *tenantEnv) {
 		}()
 		require.ErrorIs(t, plan("etcd-1", "node-c"), etcdrelocate.ErrAlarm)
 	})
+	t.Run("two members", func(t *testing.T) {
+		pair := etcdlayout.StartT(t, te.env, etcdlayout.Config{Tenant: "pair", Replicas: 2})
+		_, err := r.Plan(ctx, etcdrelocate.Request{Namespace: pair.Namespace, Member: "etcd-1", TargetNode: "node-c"})
+		require.ErrorIs(t, err, etcdrelocate.ErrTooFewVoters)
+		t.Log(err)
+	})
 	t.Run("member down", func(t *testing.T) {
 		node := te.podNode(t, "etcd-2")
 		require.NoError(t, te.env.Cluster().Down(ctx, node))

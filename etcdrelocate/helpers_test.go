@@ -8,6 +8,10 @@ import (
 	"testing"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/cozystack/tenantkit/etcdrelocate"
 )
 
 // testLogger logs through t.Log at info level.
@@ -55,3 +59,19 @@ func tailFile(path string) string {
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
 
 const pbNOSPACE = pb.AlarmType_NOSPACE
+
+var (
+	schemaEtcdCluster = schema.GroupVersionResource{Group: etcdrelocate.GroupCozystack, Version: "v1alpha2", Resource: "etcdclusters"}
+	schemaEtcdMember  = schema.GroupVersionResource{Group: etcdrelocate.GroupCozystack, Version: "v1alpha2", Resource: "etcdmembers"}
+)
+
+// unstructuredAffinity returns spec.affinity and whether it has a required
+// node affinity.
+func unstructuredAffinity(obj map[string]any) (map[string]any, bool, error) {
+	aff, _, err := unstructured.NestedMap(obj, "spec", "affinity")
+	if err != nil {
+		return nil, false, err
+	}
+	_, pinned, err := unstructured.NestedMap(aff, "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+	return aff, pinned, err
+}
