@@ -1,29 +1,59 @@
 // Package tenantkit is a Go SDK for operating Cozystack's managed tenant
-// Kubernetes clusters. The root package holds no code; it is the map.
+// Kubernetes clusters: their model, OIDC access, GPU sharing, backups and
+// etcd. The root package holds no code; it is the map.
+//
+// # The picture
+//
+// In Cozystack a tenant (namespace tenant-<name>) orders a Kubernetes
+// cluster by creating an apps.cozystack.io/v1alpha1 Kubernetes application
+// on the management cluster. The chart turns its values into a Kamaji
+// control plane, worker VMs and addons inside the tenant cluster; the
+// cluster's data lives in its tenant's etcd; Kamaji writes an admin
+// kubeconfig Secret. tenantkit models that object and reaches everything
+// around it from one handle, so no caller derives a name by hand:
+//
+//	cl, err := tenant.NewCluster(mgmt, tenant.ClusterRef{Namespace: "tenant-acme", Name: "prod"}, tenant.Config{})
+//	k, err := cl.Kubernetes(ctx)                   // the application, typed (unknown fields kept)
+//	err = k.Validate(platform)                     // the chart's render failures, as typed errors
+//	spec, err := cl.AuthenticationSpec(ctx)        // → oidc.RenderAuthentication
+//	ledger, err := cl.GPULedger(ctx, gpushare.Config{})  // live HAMi accounting of the tenant cluster
+//	k, err = cl.EnableVelero(ctx, "backups", "velero", backup.ValuesOptions{}) // addon values from a Bucket
+//	req, err := cl.EtcdRelocation(ctx, "etcd-1", "node-d") // → etcdrelocate plan and executor
 //
 // # Packages
 //
 //   - [github.com/cozystack/tenantkit/tenant]: the tenant cluster model —
-//     Cozystack's Kubernetes application values, names, kubeconfigs — and a
-//     cluster handle that hands the other packages what they need. Start here.
-//   - [github.com/cozystack/tenantkit/oidc]: per-cluster OIDC audiences: render
-//     the apiserver AuthenticationConfiguration, Keycloak clients, user
-//     kubeconfigs and RBAC bindings, and verify tokens exactly as
-//     kube-apiserver does.
-//   - [github.com/cozystack/tenantkit/gpushare]: HAMi-compatible fractional GPU
-//     accounting: annotation codecs, fit and score, a live ledger, NVML
-//     discovery.
-//   - [github.com/cozystack/tenantkit/backup]: Velero backups to an S3 bucket:
-//     settings from Bucket credentials, the Backup/Restore/Schedule
+//     Cozystack's Kubernetes application values, validation, names, the
+//     tenant hierarchy, kubeconfigs — and the cluster handle above. Start
+//     here.
+//   - [github.com/cozystack/tenantkit/oidc]: per-cluster OIDC audiences, so
+//     a token for cluster A is refused by cluster B: render the apiserver
+//     AuthenticationConfiguration, Keycloak clients, user kubeconfigs and
+//     RBAC bindings, and verify tokens exactly as kube-apiserver does.
+//   - [github.com/cozystack/tenantkit/gpushare]: HAMi-compatible fractional
+//     GPU accounting: annotation codecs, fit and score with HAMi's rules, a
+//     live ledger, explanations, what-if, NVML discovery.
+//   - [github.com/cozystack/tenantkit/backup]: Velero backups to an S3
+//     Bucket: settings from Bucket credentials, the Backup/Restore/Schedule
 //     lifecycle, and verification straight from S3.
-//   - [github.com/cozystack/tenantkit/etcdrelocate]: move a tenant etcd replica
-//     to another node without losing quorum or data, as a printable plan and a
-//     resumable executor.
+//   - [github.com/cozystack/tenantkit/etcdrelocate]: move a tenant etcd
+//     replica to another node without losing quorum or data, as a printable
+//     plan and a resumable executor.
 //
-// # Examples
+// Each package's doc teaches its flow and lists its errors (sentinels to
+// branch on with errors.Is, typed errors with details); integrators' fakes
+// and fixtures live in <pkg>test packages (tenanttest, oidctest,
+// gpusharetest, backuptest, etcdrelocatetest).
 //
-// The programs under examples/ are tutorials and tools at once: each runs
-// against an embedded local environment (real etcd and kube-apiserver
-// processes on loopback) by default, or against a real cluster with
-// --kubeconfig. `make demo` runs examples/quickstart, the whole story.
+// # Examples and the local environment
+//
+// The programs under examples/ are tutorials and tools at once. Each runs
+// against an embedded local environment by default — real etcd,
+// kube-apiserver, controller manager and scheduler processes on loopback,
+// with dex, an S3 server and Velero where needed and simulated nodes that
+// run real etcd members — or against a real cluster with --kubeconfig.
+// `make demo` runs examples/quickstart, which plays every capability end to
+// end and prints a summary table; the tests run it too. The first run
+// builds the servers from pinned Go modules (internal/servers) and caches
+// them; later runs start in seconds.
 package tenantkit

@@ -70,7 +70,7 @@ func (w *world) gpu(ctx context.Context) (string, error) {
 	fmt.Fprintln(w.out)
 	printLedger(w.out, ledger)
 	s := ledger.Summary()
-	return fmt.Sprintf("%d pods placed by HAMi's rules on %d GPUs; ledger: %s", s.Pods, s.GPUs, usage(s)), nil
+	return fmt.Sprintf("%d pods placed by HAMi's rules; ledger: %s", s.Pods, usage(s)), nil
 }
 
 // registerGPUNodes creates the nodes as HAMi's device plugin registers

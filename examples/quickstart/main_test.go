@@ -48,7 +48,7 @@ func TestQuickstart(t *testing.T) {
 	require.Contains(t, got, "tenant: spec.addons.hami.enabled: addons.hami requires addons.gpuOperator", "the invalid spec is refused")
 	requireResult(t, got, "oidc", `ok: alice@alpha.example accepted by tenant-alpha/prod, rejected by tenant-beta/prod`)
 	require.Regexp(t, `tenant-beta/prod\s+401 Unauthorized\s+audience \[tenant-alpha-kubernetes-prod`, got)
-	requireResult(t, got, "gpu", `ok: 4 pods placed by HAMi's rules on 4 GPUs`)
+	requireResult(t, got, "gpu", `ok: 4 pods placed by HAMi's rules; ledger: 69360/194560 MiB`)
 	requireResult(t, got, "backup", `ok: namespace shop backed up \(\d+ items, verified in S3\), deleted, restored identical`)
 	requireResult(t, got, "etcd", `ok: etcd-0 moved node-\w → node-d in .* under load: [1-9]\d* writes acknowledged \(\d+ failed\), none lost`)
 }

@@ -58,8 +58,7 @@ func (w *world) oidc(ctx context.Context) (string, error) {
 		return "", err
 	}
 	fmt.Fprintf(w.out, "\nRBAC in %s from spec.oidc.users:\n%s\n", a.Ref(), strings.TrimRight(plan.String(), "\n"))
-	return fmt.Sprintf("%s accepted by %s, rejected by %s (not its audience); %d ClusterRoleBinding(s) from the spec",
-		a.user, a.Ref(), b.Ref(), len(plan.Changes)), nil
+	return fmt.Sprintf("%s accepted by %s, rejected by %s (audience); RBAC of the spec applied", a.user, a.Ref(), b.Ref()), nil
 }
 
 // waitAccepted waits until the cluster's apiserver accepts token: its JWT

@@ -67,6 +67,9 @@ func (w *world) tenants(ctx context.Context) (string, error) {
 	bad := clusterSpec(tenants[0].user)
 	bad.Addons.GPUOperator.Enabled = false
 	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(w.clusters[0].Ref().Namespace, "broken", bad))
+	if !errors.Is(err, tenant.ErrHAMiRequiresGPUOperator) {
+		return "", fmt.Errorf("HAMi without the GPU Operator: want the chart's refusal, got %v", err)
+	}
 	fmt.Fprintf(w.out, "A cluster with HAMi but no GPU Operator is refused before it is sent, as the chart would:\n  %v\n\n", err)
 
 	if err := w.provision(ctx); err != nil {
@@ -150,5 +153,5 @@ func (w *world) showClusters(ctx context.Context) (string, error) {
 			ref.OIDC().ClientID(), etcd, tc.api.URL})
 	}
 	examplecli.Table(w.out, []string{"CLUSTER", "RELEASE", "ADMIN KUBECONFIG", "OIDC AUDIENCE", "ETCD", "APISERVER"}, rows)
-	return "tenants alpha and beta with cluster prod each: validated, applied, read back; apiservers up", nil
+	return "tenants alpha and beta, a cluster each: validated, applied, read back, apiservers up", nil
 }
