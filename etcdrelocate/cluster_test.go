@@ -133,8 +133,14 @@ const reportHeader = "procedure              duration  catchup  ratio   acked  f
 // relocateUnderLoad moves member to target with a write load and a
 // fault-tolerance monitor running through the whole move, and checks that
 // every acknowledged write is readable afterwards.
-func (te *tenantEnv) relocateUnderLoad(t *testing.T, name, member, target string) moveReport {
+func (te *tenantEnv) relocateUnderLoad(t testing.TB, name, member, target string) moveReport {
 	t.Helper()
+	return te.relocateUnderLoadWith(t, name, member, target, etcdrelocate.Options{})
+}
+
+func (te *tenantEnv) relocateUnderLoadWith(t testing.TB, name, member, target string, opts etcdrelocate.Options) moveReport {
+	t.Helper()
+	opts.SnapshotDir = t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cli := te.client(t)
@@ -146,8 +152,7 @@ func (te *tenantEnv) relocateUnderLoad(t *testing.T, name, member, target string
 			t.Logf("%s: step %2d/%d %-16s %-8s %s (%s)", name, e.Index+1, e.Total, e.Step, e.Phase, e.Message, e.Elapsed.Round(time.Millisecond))
 		}
 	})
-	plan, err := r.Plan(ctx, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: member, TargetNode: target,
-		Options: etcdrelocate.Options{SnapshotDir: t.TempDir()}})
+	plan, err := r.Plan(ctx, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: member, TargetNode: target, Options: opts})
 	require.NoError(t, err)
 	res, err := r.Execute(ctx, plan)
 	require.NoError(t, err)
@@ -171,7 +176,7 @@ func (te *tenantEnv) relocateUnderLoad(t *testing.T, name, member, target string
 // replayDocumented runs the documented shell procedure on member with the
 // same load and monitor, cordoning the source as operators do to steer the
 // pod away.
-func (te *tenantEnv) replayDocumented(t *testing.T, name, member string) (moveReport, *etcdrelocatetest.DocumentedReport) {
+func (te *tenantEnv) replayDocumented(t testing.TB, name, member string) (moveReport, *etcdrelocatetest.DocumentedReport) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -203,24 +208,39 @@ func (te *tenantEnv) replayDocumented(t *testing.T, name, member string) (moveRe
 	if doc.WaitErr != nil {
 		notes = append(notes, "pod never Ready")
 	}
-	if n := te.tocommitPanics(t, member); n > 0 {
+	if n := te.logCount(t, member, "is out of range [lastIndex"); n > 0 {
 		notes = append(notes, fmt.Sprintf("tocommit panic x%d", n))
+	}
+	if n := te.logCount(t, member, "member count is unequal"); n > 0 {
+		notes = append(notes, fmt.Sprintf("'member count is unequal' x%d", n))
 	}
 	rep.note = strings.Join(notes, ", ")
 	load.Verify(t, ctx, cli)
+	if s, err := te.relocator(t, nil).Observe(ctx, te.tenant.Namespace, "etcd"); err == nil {
+		for _, m := range s.Members {
+			line := fmt.Sprintf("%s: member %s %s learner=%t", name, m.Label(), etcdrelocate.FormatID(m.ID), m.IsLearner)
+			if m.Pod != nil {
+				line += fmt.Sprintf(" node=%s restarts=%d ready=%t", m.Pod.Node, m.Pod.Restarts, m.Pod.Ready)
+			}
+			if m.Status != nil {
+				line += fmt.Sprintf(" db=%dMiB applied=%d", m.Status.DBSize>>20, m.Status.RaftAppliedIndex)
+			}
+			t.Logf("%s hash=%08x", line, m.Hash)
+		}
+	}
 	return rep, doc
 }
 
-// tocommitPanics counts "tocommit(N) is out of range" panics in the logs of
-// the pod's container.
-func (te *tenantEnv) tocommitPanics(t testing.TB, pod string) int {
+// logCount counts a message in the logs of the pod's container (across
+// restarts).
+func (te *tenantEnv) logCount(t testing.TB, pod, msg string) int {
 	info, ok := te.env.Cluster().Pod(te.tenant.Namespace, pod)
 	if !ok {
 		return 0
 	}
 	n := 0
 	for _, c := range info.Containers {
-		n += strings.Count(tailFile(c.LogPath), "is out of range [lastIndex")
+		n += strings.Count(tailFile(c.LogPath), msg)
 	}
 	return n
 }

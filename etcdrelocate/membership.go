@@ -58,7 +58,7 @@ func (k keepTrying) Unwrap() error { return k.error }
 // the bound passes (ErrTimeout, wrapping the last error) or ctx ends.
 func retry(ctx context.Context, bound time.Duration, what string, attempt func(ctx context.Context) (bool, error)) error {
 	deadline := time.Now().Add(bound)
-	wait := 200 * time.Millisecond
+	wait := 100 * time.Millisecond
 	for {
 		done, err := attempt(ctx)
 		if err == nil && done {
@@ -78,7 +78,7 @@ func retry(ctx context.Context, bound time.Duration, what string, attempt func(c
 			return ctx.Err()
 		case <-time.After(wait):
 		}
-		wait = min(wait*2, 2*time.Second)
+		wait = min(wait*2, time.Second)
 	}
 }
 

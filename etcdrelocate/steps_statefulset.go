@@ -495,6 +495,7 @@ func (x *run) waitPod(ctx context.Context) (string, bool, error) {
 		}
 		st, err := x.memberStatus(ctx, m)
 		if err != nil {
+			x.r.log.Debug("the new member does not answer yet", "err", err)
 			return false, keepTrying{err}
 		}
 		if st.MemberID != m.ID {
