@@ -31,6 +31,23 @@ func BenchmarkParseKubernetes(b *testing.B) {
 			}
 		}
 	})
+	b.Run("DecodeKubernetes", func(b *testing.B) { // lenient, as API reads decode
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			if _, err := tenant.DecodeKubernetes(doc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	newer := []byte(newerObject)
+	b.Run("DecodeKubernetes/unknown-fields", func(b *testing.B) {
+		b.SetBytes(int64(len(newer)))
+		for b.Loop() {
+			if _, err := tenant.DecodeKubernetes(newer); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	k, err := tenant.ParseKubernetes(doc)
 	require.NoError(b, err)
 	b.Run("Validate", func(b *testing.B) {
