@@ -6,8 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -70,6 +72,9 @@ func (t *Target) Open(ctx context.Context, cfg localenv.Config) error {
 		if err != nil {
 			return WithCode(ExitUnavailable, fmt.Errorf("load kubeconfig: %w", err))
 		}
+		if err := reachable(ctx, rc); err != nil {
+			return WithCode(ExitUnavailable, fmt.Errorf("cluster of %s does not answer: %w", t.Kubeconfig, err))
+		}
 		t.RESTConfig = rc
 		return nil
 	}
@@ -102,4 +107,15 @@ func (t *Target) Close() error {
 	err := t.Env.Stop()
 	step.Done(err)
 	return err
+}
+
+// reachable asks the apiserver for /version, bounded to 15 seconds.
+func reachable(ctx context.Context, rc *rest.Config) error {
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	return cs.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error()
 }
