@@ -55,10 +55,18 @@ type LoadReport struct {
 	FirstError string
 }
 
-// StartLoad starts writing through cli until Stop. cli should reach every
-// member, as a tenant kube-apiserver's client does.
+// StartLoad starts writing through cli until Stop (at the latest when the
+// test ends). cli should reach every member, as a tenant kube-apiserver's
+// client does.
 func StartLoad(t testing.TB, cli *clientv3.Client, cfg LoadConfig) *Load {
 	t.Helper()
+	l := RunLoad(cli, cfg)
+	t.Cleanup(func() { l.Stop() })
+	return l
+}
+
+// RunLoad is StartLoad for programs: the caller calls Stop.
+func RunLoad(cli *clientv3.Client, cfg LoadConfig) *Load {
 	if cfg.Prefix == "" {
 		cfg.Prefix = "/load/"
 	}
@@ -71,7 +79,6 @@ func StartLoad(t testing.TB, cli *clientv3.Client, cfg LoadConfig) *Load {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &Load{cfg: cfg, cli: cli, cancel: cancel, done: make(chan struct{})}
 	go l.run(ctx)
-	t.Cleanup(func() { l.Stop() })
 	return l
 }
 
@@ -132,15 +139,24 @@ func (l *Load) Stop() LoadReport {
 }
 
 // Verify checks, after Stop, that every acknowledged write is readable
-// with its value through cli (a linearizable read).
+// with its value through cli (a linearizable read), and fails the test if
+// not.
 func (l *Load) Verify(t testing.TB, ctx context.Context, cli *clientv3.Client) {
 	t.Helper()
+	if err := l.Check(ctx, cli); err != nil {
+		t.Fatalf("etcdrelocatetest: %v", err)
+	}
+}
+
+// Check is Verify for programs: it returns an error naming the first lost
+// write.
+func (l *Load) Check(ctx context.Context, cli *clientv3.Client) error {
 	l.mu.Lock()
 	acked := append([]uint64(nil), l.acked...)
 	l.mu.Unlock()
 	resp, err := cli.Get(ctx, l.cfg.Prefix, clientv3.WithPrefix())
 	if err != nil {
-		t.Fatalf("etcdrelocatetest: read back the load: %v", err)
+		return fmt.Errorf("read back the load: %w", err)
 	}
 	got := make(map[string]string, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
@@ -148,7 +164,8 @@ func (l *Load) Verify(t testing.TB, ctx context.Context, cli *clientv3.Client) {
 	}
 	for _, seq := range acked {
 		if v, ok := got[l.key(seq)]; !ok || v != l.value(seq) {
-			t.Fatalf("etcdrelocatetest: acknowledged write %s lost (read %q, present %v)", l.key(seq), v, ok)
+			return fmt.Errorf("acknowledged write %s lost (read %q, present %v)", l.key(seq), v, ok)
 		}
 	}
+	return nil
 }
