@@ -116,4 +116,3 @@ func fill(b *testing.B, te *tenantEnv, mib int) {
 	require.NoError(b, <-errs)
 	b.Logf("wrote %d MiB in %s", mib, time.Since(start).Round(time.Second))
 }
-
