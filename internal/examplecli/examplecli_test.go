@@ -48,7 +48,7 @@ func TestStep_logOutput(t *testing.T) {
 	var b bytes.Buffer
 	s := Step(&b, "doing a thing")
 	s.Done(errors.New("failed"))
-	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 	require.Len(t, lines, 2)
 	require.Equal(t, "  … doing a thing", lines[0])
 	require.True(t, strings.HasPrefix(lines[1], "  ✗ doing a thing ("), lines[1])
