@@ -224,19 +224,5 @@ func waitHTTPReady(ctx context.Context, p *process.Process, timeout time.Duratio
 		return err
 	}
 	client := &http.Client{Transport: transport}
-	return process.WaitReady(ctx, p, timeout, func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, rc.Host+path, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s: %s", path, resp.Status)
-		}
-		return nil
-	})
+	return process.WaitReady(ctx, p, timeout, process.HTTPOK(client, rc.Host+path))
 }

@@ -119,19 +119,5 @@ func waitHealthz(ctx context.Context, p *process.Process, timeout time.Duration,
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // local health check only
 	}}
 	defer client.CloseIdleConnections()
-	return process.WaitReady(ctx, p, timeout, func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s: %s", url, resp.Status)
-		}
-		return nil
-	})
+	return process.WaitReady(ctx, p, timeout, process.HTTPOK(client, url))
 }

@@ -104,18 +104,7 @@ func (e *Env) StartDex(ctx context.Context, cfg DexConfig) (*Dex, error) {
 		return nil, err
 	}
 	client := d.HTTPClient()
-	err = process.WaitReady(ctx, d.proc, e.cfg.StartTimeout, func(ctx context.Context) error {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.IssuerURL+"/.well-known/openid-configuration", nil)
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("discovery: %s", resp.Status)
-		}
-		return nil
-	})
+	err = process.WaitReady(ctx, d.proc, e.cfg.StartTimeout, process.HTTPOK(client, d.IssuerURL+"/.well-known/openid-configuration"))
 	if err != nil {
 		_ = d.proc.Kill()
 		return nil, err

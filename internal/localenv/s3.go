@@ -112,21 +112,7 @@ func (e *Env) StartS3(ctx context.Context, cfg S3Config) (*S3Server, error) {
 		return nil, err
 	}
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: e.ca.Pool()}}}
-	err = process.WaitReady(ctx, s.proc, e.cfg.StartTimeout, func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/healthz", nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET /healthz: %s", resp.Status)
-		}
-		return nil
-	})
+	err = process.WaitReady(ctx, s.proc, e.cfg.StartTimeout, process.HTTPOK(client, s.URL+"/healthz"))
 	if err != nil {
 		_ = s.proc.Kill()
 		return nil, err
