@@ -291,6 +291,45 @@ func TestRelocateStatefulSet(t *testing.T) {
 		lines = append(lines, rp.row())
 	}
 	t.Log("relocation under a steady write load (about 50 writes/s):\n" + strings.Join(lines, "\n"))
+	// Last, as it leaves the cluster with one voter fewer.
+	t.Run("rollback", func(t *testing.T) { testRollback(t, te) })
+}
+
+// testRollback makes the new pod unable to start (its target node is
+// cordoned after planning) and checks that the executor removes the
+// learner, leaves two voters, says so, records it, and that a new plan
+// reports the rollback instead of resuming.
+func testRollback(t *testing.T, te *tenantEnv) {
+	ctx := context.Background()
+	dyn, err := dynamic.NewForConfig(te.env.RESTConfig())
+	require.NoError(t, err)
+	r, err := etcdrelocate.New(etcdrelocate.Config{Kube: te.tenant.Kube(), Dynamic: dyn, Dial: te.tenant.DialContext,
+		Logger: testLogger(t), Timeouts: etcdrelocate.Timeouts{Pod: 20 * time.Second}})
+	require.NoError(t, err)
+	s := te.waitHealthy(t, r, "etcd-2")
+	target := te.freeNode(t, s)
+	plan, err := etcdrelocate.NewPlan(s, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: "etcd-2", TargetNode: target,
+		Options: etcdrelocate.Options{SnapshotDir: t.TempDir()}})
+	require.NoError(t, err)
+	require.NoError(t, te.env.Cluster().Cordon(ctx, target))
+	_, err = r.Execute(ctx, plan)
+	require.ErrorIs(t, err, etcdrelocate.ErrRolledBack)
+	var rb *etcdrelocate.RolledBackError
+	require.ErrorAs(t, err, &rb)
+	require.Equal(t, etcdrelocate.StepWaitPod, rb.Step)
+	require.Equal(t, 2, rb.Voters)
+	require.NotZero(t, rb.LearnerID)
+	require.NotEmpty(t, rb.SnapshotPath)
+	t.Log(err)
+	after := te.observe(t, r)
+	require.Len(t, after.Voters(), 2)
+	require.Empty(t, after.Learners())
+	require.Nil(t, after.MemberByID(plan.Member.ID), "the old member is not re-added")
+	require.NotZero(t, after.Leader())
+	require.NotNil(t, after.Checkpoint)
+	require.Equal(t, etcdrelocate.PhaseRolledBack, after.Checkpoint.Phase)
+	_, err = r.Plan(ctx, etcdrelocate.Request{Namespace: te.tenant.Namespace})
+	require.ErrorIs(t, err, etcdrelocate.ErrRolledBack)
 }
 
 func testRefusals(t *testing.T, te *tenantEnv) {

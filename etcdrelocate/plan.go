@@ -239,7 +239,7 @@ func (p *Plan) buildStatefulSet(add addFunc) {
 	add(StepStopMember, effectStopVoter,
 		fmt.Sprintf("put a hold finalizer on PVC %s and delete it, then delete pod %s (etcd stops gracefully); the held claim keeps its data and keeps any new pod from starting", m.PVC, m.Pod),
 		fmt.Sprintf("every other voter healthy; %s not the leader", m.label()),
-		"the old pod (UID "+m.PodUID+") is gone and only the hold keeps the old claim")
+		"the old pod is gone (by UID) and the old claim is deleted but held")
 	add(StepRemoveMember, effectRemoveStopped,
 		fmt.Sprintf("MemberRemove %s; retry \"unhealthy cluster\"; settle an ambiguous result by re-reading MemberList", FormatID(m.ID)),
 		"the member is stopped; every other voter healthy",

@@ -48,7 +48,7 @@ const holdFinalizer = "etcdrelocate.tenantkit.cozystack.io/hold"
 
 // stopMember holds the old claim and deletes it, then deletes the old pod
 // (both by UID, so a replacement is never touched), and waits until the pod
-// is gone and only the hold keeps the claim. The member's etcd stops
+// is gone and the claim is deleted but held. The member's etcd stops
 // gracefully (clients move to other members, no request fails); its data
 // stays on the held claim, and no new pod can start on a claim being
 // deleted, so nothing can start under the old member ID.
@@ -81,13 +81,15 @@ func (x *run) stopMember(ctx context.Context) (string, bool, error) {
 
 // storage is where a claim and a pod (given by UID) stand.
 type storage struct {
-	claimPresent, claimHeld, claimReleased bool
+	claimPresent, claimHeld, claimDeleting bool
 	podPresent                             bool
 }
 
-// done reports that the pod is gone and the claim is gone or held with no
-// other finalizer left (no pod uses it).
-func (st storage) done() bool { return !st.podPresent && (!st.claimPresent || st.claimReleased) }
+// done reports that the pod is gone and the claim is gone or deleted and
+// held.
+func (st storage) done() bool {
+	return !st.podPresent && (!st.claimPresent || (st.claimHeld && st.claimDeleting))
+}
 
 func (st storage) claim() string {
 	if st.claimPresent {
@@ -105,7 +107,7 @@ func (x *run) storageState(ctx context.Context, pvcUID, podUID string) (storage,
 	case err == nil && string(pvc.UID) == pvcUID:
 		st.claimPresent = true
 		st.claimHeld = slices.Contains(pvc.Finalizers, holdFinalizer)
-		st.claimReleased = pvc.DeletionTimestamp != nil && st.claimHeld && len(pvc.Finalizers) == 1
+		st.claimDeleting = pvc.DeletionTimestamp != nil
 	case err != nil && !apierrors.IsNotFound(err):
 		return st, fmt.Errorf("get claim %s: %w", x.p.Member.PVC, err)
 	}
@@ -120,8 +122,7 @@ func (x *run) storageState(ctx context.Context, pvcUID, podUID string) (storage,
 }
 
 // holdAndDelete puts the hold on the claim, deletes the claim and then the
-// pod, and waits until the pod is gone and the hold is the claim's last
-// finalizer.
+// pod, and waits until the pod is gone.
 func (x *run) holdAndDelete(ctx context.Context, pvcUID, podUID string) error {
 	core := x.r.cfg.Kube.CoreV1()
 	claims := core.PersistentVolumeClaims(x.p.Namespace)
@@ -142,7 +143,7 @@ func (x *run) holdAndDelete(ctx context.Context, pvcUID, podUID string) error {
 			return fmt.Errorf("delete pod %s: %w", x.p.Member.Pod, err)
 		}
 	}
-	return retry(ctx, x.r.t.Storage, "the old pod to go and its claim to be released", func(ctx context.Context) (bool, error) {
+	return retry(ctx, x.r.t.Storage, "the old pod to go", func(ctx context.Context) (bool, error) {
 		st, err := x.storageState(ctx, pvcUID, podUID)
 		if err != nil {
 			return false, keepTrying{err}
