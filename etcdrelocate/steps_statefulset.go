@@ -475,12 +475,21 @@ func (x *run) freeVolume(ctx context.Context, class string, claim *corev1.Persis
 func (x *run) waitPod(ctx context.Context) (string, bool, error) {
 	pods := x.r.cfg.Kube.CoreV1().Pods(x.p.Namespace)
 	var msg string
+	var nudged time.Time
 	err := retry(ctx, x.r.t.Pod, "pod "+x.p.Member.Pod+" on "+x.p.TargetNode, func(ctx context.Context) (bool, error) {
 		pod, err := pods.Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
 		if err == nil {
 			x.r.log.Debug("waiting for the pod", "uid", pod.UID, "node", pod.Spec.NodeName, "phase", pod.Status.Phase)
 		}
 		switch {
+		case apierrors.IsNotFound(err):
+			// The StatefulSet controller may be backing off after the
+			// claim was held (a resumed run did not nudge it yet).
+			if time.Since(nudged) > 2*time.Second {
+				x.nudgeStatefulSet(ctx)
+				nudged = time.Now()
+			}
+			return false, keepTrying{err}
 		case err != nil:
 			return false, keepTrying{err}
 		case string(pod.UID) == x.p.Member.PodUID:
