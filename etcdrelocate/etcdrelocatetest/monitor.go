@@ -16,8 +16,9 @@ type MonitorConfig struct {
 	// Interval is the sampling period. Default 200ms.
 	Interval time.Duration
 	// SyncSlack is how far (in raft entries) a voter's applied index may
-	// trail the leader's committed index and still count as in sync.
-	// Default 100.
+	// trail the highest committed index and still count as in sync; a tenth
+	// of that index if larger. Default 200 (a CPU-starved follower trails
+	// by dozens of entries; a new empty member by the whole log).
 	SyncSlack uint64
 }
 
@@ -62,7 +63,7 @@ func StartMonitor(t testing.TB, cli *clientv3.Client, cfg MonitorConfig) *Monito
 		cfg.Interval = 200 * time.Millisecond
 	}
 	if cfg.SyncSlack == 0 {
-		cfg.SyncSlack = 100
+		cfg.SyncSlack = 200
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Monitor{cfg: cfg, cli: cli, cancel: cancel, done: make(chan struct{}), report: MonitorReport{MinFaultTolerance: 1 << 30}}
@@ -127,6 +128,7 @@ func (m *Monitor) sample(ctx context.Context) (ft, unsynced, voters, learners in
 		sts[mem.ID] = st{applied: r.RaftAppliedIndex, committed: r.RaftIndex, up: true}
 		lead = max(lead, r.RaftIndex)
 	}
+	slack := max(m.cfg.SyncSlack, lead/10)
 	healthy := 0
 	for _, mem := range ml.Members {
 		if mem.IsLearner {
@@ -135,9 +137,9 @@ func (m *Monitor) sample(ctx context.Context) (ft, unsynced, voters, learners in
 		}
 		voters++
 		s := sts[mem.ID]
-		if s.up && s.applied+m.cfg.SyncSlack >= lead {
+		if s.up && s.applied+slack >= lead {
 			healthy++
-		} else if mem.Name == "" || (s.up && s.applied+m.cfg.SyncSlack < lead) {
+		} else if mem.Name == "" || s.up {
 			unsynced++
 		}
 	}
