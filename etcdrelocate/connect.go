@@ -106,15 +106,6 @@ func (c *connector) client(endpoints ...string) (*clientv3.Client, error) {
 	return cli, nil
 }
 
-// endpointsOf returns the client URLs of the given members.
-func endpointsOf(ms []Member) []string {
-	var eps []string
-	for _, m := range ms {
-		eps = append(eps, m.ClientURLs...)
-	}
-	return eps
-}
-
 // callCtx bounds one RPC.
 func (c *connector) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	d := c.call

@@ -109,15 +109,6 @@ const (
 	GroupCozystack = "etcd-operator.cozystack.io"
 )
 
-// headlessService returns the headless Service that gives the members their
-// DNS names.
-func headlessService(l Layout, cluster string) string {
-	if l == LayoutEtcdMember {
-		return cluster
-	}
-	return cluster + "-headless"
-}
-
 // MemberHost is the DNS name of a member's pod: <pod>.<service>.<ns>.svc.
 func MemberHost(pod, service, namespace string) string {
 	return pod + "." + service + "." + namespace + ".svc"

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -164,28 +163,4 @@ func (c *connector) callOr(d time.Duration) time.Duration {
 		return c.call
 	}
 	return d
-}
-
-// leaderOf returns the leader as the members that answer see it, 0 if they
-// disagree or none answers.
-func leaderOf(ctx context.Context, conn *connector, ms []*pb.Member) uint64 {
-	var leader uint64
-	for _, m := range ms {
-		if m.IsLearner || len(m.ClientURLs) == 0 {
-			continue
-		}
-		c, err := conn.member(m.ClientURLs[0])
-		if err != nil {
-			continue
-		}
-		st, err := memberStatus(ctx, conn, c, m.ClientURLs[0])
-		if err != nil {
-			continue
-		}
-		if leader != 0 && st.Leader != leader {
-			return 0
-		}
-		leader = st.Leader
-	}
-	return leader
 }

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
+	//lint:ignore SA1019 client-go's SPDY dialer returns this package's types
+	"k8s.io/apimachinery/pkg/util/httpstream"
 )
 
 // PortForwardDialer returns a DialFunc that reaches members through the
