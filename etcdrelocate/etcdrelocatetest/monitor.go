@@ -25,7 +25,7 @@ type MonitorConfig struct {
 // Monitor samples an etcd cluster's fault tolerance while something
 // changes it: how many more voters could fail before quorum is lost,
 // counting as healthy only voters that answer Status and are in sync with
-// the leader.
+// the highest committed index (an election in progress is not a loss).
 type Monitor struct {
 	cfg    MonitorConfig
 	cli    *clientv3.Client
@@ -44,7 +44,9 @@ type MonitorReport struct {
 	// means quorum was lost.
 	MinFaultTolerance int
 	// AtZero is the time spent at fault tolerance 0 or below, AtLoss the
-	// time below 0 (no quorum).
+	// time below 0 (no quorum). A loss counts once two samples in a row
+	// show it, so that one slow sample on a starved machine is not taken
+	// for one.
 	AtZero, AtLoss time.Duration
 	// MaxUnsyncedVoters is the most voters seen at once that were not
 	// started or not in sync with the leader: members that count towards
@@ -75,6 +77,8 @@ func StartMonitor(t testing.TB, cli *clientv3.Client, cfg MonitorConfig) *Monito
 func (m *Monitor) run(ctx context.Context) {
 	defer close(m.done)
 	last := time.Now()
+	// streak counts loss samples in a row; run is their time.
+	streak, run := 0, time.Duration(0)
 	for ctx.Err() == nil {
 		ft, unsynced, voters, learners, ok := m.sample(ctx)
 		now := time.Now()
@@ -87,7 +91,16 @@ func (m *Monitor) run(ctx context.Context) {
 				r.AtZero += now.Sub(last)
 			}
 			if ft < 0 {
-				r.AtLoss += now.Sub(last)
+				streak++
+				run += now.Sub(last)
+				switch {
+				case streak == 2:
+					r.AtLoss += run
+				case streak > 2:
+					r.AtLoss += now.Sub(last)
+				}
+			} else {
+				streak, run = 0, 0
 			}
 			r.MaxUnsyncedVoters = max(r.MaxUnsyncedVoters, unsynced)
 			r.MaxVoters, r.MaxLearners = max(r.MaxVoters, voters), max(r.MaxLearners, learners)
@@ -122,7 +135,9 @@ func (m *Monitor) sample(ctx context.Context) (ft, unsynced, voters, learners in
 		cctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		r, err := m.cli.Status(cctx, mem.ClientURLs[0])
 		cancel()
-		if err != nil || len(r.Errors) > 0 {
+		// A member that answers counts as up even if it reports "no
+		// leader": an election is a pause, not a loss of quorum.
+		if err != nil {
 			continue
 		}
 		sts[mem.ID] = st{applied: r.RaftAppliedIndex, committed: r.RaftIndex, up: true}
