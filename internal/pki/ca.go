@@ -40,12 +40,29 @@ type Spec struct {
 	// Organization is the subject O; kube-apiserver reads it as the groups of
 	// a client certificate (for example "system:masters").
 	Organization []string
+	// OrganizationalUnit is the subject OU.
+	OrganizationalUnit []string
 	// DNSNames and IPs are the subject alternative names of a server
 	// certificate.
 	DNSNames []string
 	IPs      []net.IP
 	// Usage selects the extended key usages. The zero value is Server.
+	// NewCAFor ignores it.
 	Usage Usage
+	// Lifetime is how long the certificate stays valid. Zero means the
+	// package's Lifetime.
+	Lifetime time.Duration
+}
+
+func (s Spec) subject() pkix.Name {
+	return pkix.Name{CommonName: s.CommonName, Organization: s.Organization, OrganizationalUnit: s.OrganizationalUnit}
+}
+
+func (s Spec) notAfter(now time.Time) time.Time {
+	if s.Lifetime > 0 {
+		return now.Add(s.Lifetime)
+	}
+	return now.Add(Lifetime)
 }
 
 // CA is a certificate authority that signs certificates for one environment.
@@ -54,7 +71,10 @@ type CA struct {
 	Cert *x509.Certificate
 	// CertPEM is Cert, PEM-encoded.
 	CertPEM []byte
-	key     crypto.Signer
+	// KeyPEM is the CA's private key, PEM-encoded (PKCS #8), for layouts
+	// that store a CA with its key, as cert-manager's CA Secrets do.
+	KeyPEM []byte
+	key    crypto.Signer
 }
 
 // KeyPair is an issued certificate with its private key, both PEM-encoded.
@@ -65,6 +85,12 @@ type KeyPair struct {
 
 // NewCA creates a self-signed certificate authority named commonName.
 func NewCA(commonName string) (*CA, error) {
+	return NewCAFor(Spec{CommonName: commonName})
+}
+
+// NewCAFor creates a self-signed certificate authority with spec's subject
+// and lifetime.
+func NewCAFor(spec Spec) (*CA, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generate CA key: %w", err)
@@ -72,9 +98,9 @@ func NewCA(commonName string) (*CA, error) {
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: commonName},
+		Subject:               spec.subject(),
 		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(Lifetime),
+		NotAfter:              spec.notAfter(now),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
@@ -87,7 +113,11 @@ func NewCA(commonName string) (*CA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse CA certificate: %w", err)
 	}
-	return &CA{Cert: cert, CertPEM: encodeCert(der), key: key}, nil
+	keyPEM, err := encodeKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("marshal CA key: %w", err)
+	}
+	return &CA{Cert: cert, CertPEM: encodeCert(der), KeyPEM: keyPEM, key: key}, nil
 }
 
 // Issue signs a new certificate for spec with a fresh key.
@@ -99,9 +129,9 @@ func (ca *CA) Issue(spec Spec) (*KeyPair, error) {
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: spec.CommonName, Organization: spec.Organization},
+		Subject:      spec.subject(),
 		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(Lifetime),
+		NotAfter:     spec.notAfter(now),
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:  spec.Usage.extKeyUsage(),
 		DNSNames:     spec.DNSNames,
@@ -111,14 +141,11 @@ func (ca *CA) Issue(spec Spec) (*KeyPair, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sign certificate for %s: %w", spec.CommonName, err)
 	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	keyPEM, err := encodeKey(key)
 	if err != nil {
 		return nil, fmt.Errorf("marshal key for %s: %w", spec.CommonName, err)
 	}
-	return &KeyPair{
-		CertPEM: encodeCert(der),
-		KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
-	}, nil
+	return &KeyPair{CertPEM: encodeCert(der), KeyPEM: keyPEM}, nil
 }
 
 // Pool returns a certificate pool holding only the CA certificate.
@@ -169,6 +196,14 @@ func (u Usage) extKeyUsage() []x509.ExtKeyUsage {
 
 func encodeCert(der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+func encodeKey(key *ecdsa.PrivateKey) ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
 }
 
 func serial() *big.Int {

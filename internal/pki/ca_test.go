@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -49,4 +50,32 @@ func TestWriteFiles(t *testing.T) {
 	require.NoError(t, err)
 	_, err = tls.LoadX509KeyPair(certFile, keyFile)
 	require.NoError(t, err)
+}
+
+func TestNewCAFor_subjectLifetimeAndKey(t *testing.T) {
+	spec := pki.Spec{CommonName: "etcd-ca", Organization: []string{"tenant-a"}, OrganizationalUnit: []string{"etcd"}, Lifetime: 87600 * time.Hour}
+	ca, err := pki.NewCAFor(spec)
+	require.NoError(t, err)
+	require.True(t, ca.Cert.IsCA)
+	require.Equal(t, spec.OrganizationalUnit, ca.Cert.Subject.OrganizationalUnit)
+	require.WithinDuration(t, time.Now().Add(spec.Lifetime), ca.Cert.NotAfter, time.Minute)
+	// The CA's key is the one that signs: a pair of CertPEM and KeyPEM loads.
+	_, err = tls.X509KeyPair(ca.CertPEM, ca.KeyPEM)
+	require.NoError(t, err)
+
+	leaf, err := ca.Issue(pki.Spec{CommonName: "root", Usage: pki.Client, Lifetime: 90 * 24 * time.Hour})
+	require.NoError(t, err)
+	cert, err := leaf.TLSCertificate()
+	require.NoError(t, err)
+	parsed, err := x509.ParseCertificate(cert.Certificate[0])
+	require.NoError(t, err)
+	require.WithinDuration(t, time.Now().Add(90*24*time.Hour), parsed.NotAfter, time.Minute)
+
+	plain, err := ca.Issue(pki.Spec{CommonName: "default"})
+	require.NoError(t, err)
+	cert, err = plain.TLSCertificate()
+	require.NoError(t, err)
+	parsed, err = x509.ParseCertificate(cert.Certificate[0])
+	require.NoError(t, err)
+	require.WithinDuration(t, time.Now().Add(pki.Lifetime), parsed.NotAfter, time.Minute)
 }

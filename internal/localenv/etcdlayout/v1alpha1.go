@@ -1,7 +1,6 @@
 package etcdlayout
 
 import (
-	"crypto/x509"
 	"fmt"
 	"math"
 	"net"
@@ -15,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/cozystack/tenantkit/internal/pki"
 )
 
 // DefaultImage is the etcd image of the aenix operator v0.4.5, which
@@ -138,33 +139,34 @@ func enumeratedSANs(ns string, replicas int32) []string {
 // chartSecrets issues the chart's five certificates; server and peer
 // certificates get the DNS names sans and the IP 127.0.0.1.
 func chartSecrets(ns string, sans []string) ([]*corev1.Secret, error) {
-	ca, err := newIssuer("etcd-ca", ns, ClusterName)
+	ca, err := newIssuer("etcd-ca", ns)
 	if err != nil {
 		return nil, err
 	}
-	peerCA, err := newIssuer("etcd-peer-ca", ns, ClusterName)
+	peerCA, err := newIssuer("etcd-peer-ca", ns)
 	if err != nil {
 		return nil, err
 	}
 	ips := []net.IP{net.IPv4(127, 0, 0, 1)}
-	both := []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
-	server, err := ca.issue("etcd-server", ns, ClusterName, sans, ips, both...)
+	server, err := issue(ca, "etcd-server", ns, sans, ips, pki.ServerAndClient)
 	if err != nil {
 		return nil, err
 	}
-	peer, err := peerCA.issue("etcd-peer", ns, ClusterName, sans, ips, both...)
+	peer, err := issue(peerCA, "etcd-peer", ns, sans, ips, pki.ServerAndClient)
 	if err != nil {
 		return nil, err
 	}
-	client, err := ca.issue("root", ns, ClusterName, nil, nil, x509.ExtKeyUsageClientAuth)
+	client, err := issue(ca, "root", ns, nil, nil, pki.Client)
 	if err != nil {
 		return nil, err
 	}
-	secret := func(name string, kp keyPair) *corev1.Secret {
-		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Type: corev1.SecretTypeTLS, Data: kp.secretData()}
+	secret := func(name string, data map[string][]byte) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Type: corev1.SecretTypeTLS, Data: data}
 	}
+	// A self-signed CA's ca.crt is itself, as cert-manager writes it.
 	return []*corev1.Secret{
-		secret(SecretCA, ca.self()), secret(SecretPeerCA, peerCA.self()),
+		secret(SecretCA, tlsSecretData(ca.CertPEM, ca.KeyPEM, ca.CertPEM)),
+		secret(SecretPeerCA, tlsSecretData(peerCA.CertPEM, peerCA.KeyPEM, peerCA.CertPEM)),
 		secret(SecretServer, server), secret(SecretPeer, peer), secret(SecretClient, client),
 	}, nil
 }
