@@ -20,6 +20,14 @@
 //	_, err = c.CreateRestore(ctx, backup.RestoreOptions{Name: "demo-1-restore", BackupName: "demo-1"})
 //	_, err = c.WaitRestore(ctx, "demo-1-restore", backup.WaitOptions{})
 //
+//	// Schedules: Velero makes the backups (<name>-<timestamp>); list them
+//	// newest first, pause and unpause.
+//	_, err = c.CreateSchedule(ctx, backup.ScheduleOptions{Name: "nightly", Cron: "0 2 * * *",
+//		Template: backup.BackupOptions{IncludedNamespaces: []string{"demo"}, TTL: 7 * 24 * time.Hour}})
+//	made, err := c.ScheduleBackups(ctx, "nightly")
+//	_, err = c.PauseSchedule(ctx, "nightly")
+//	_, err = c.UnpauseSchedule(ctx, "nightly", backup.UnpauseOptions{})
+//
 //	// 4. Straight from S3, with no Velero server: list, read, verify.
 //	store, err := backup.NewStore(backup.StoreConfig{Credentials: creds})
 //	names, err := store.ListBackups(ctx)

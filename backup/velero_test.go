@@ -219,7 +219,17 @@ func TestVelero(t *testing.T) {
 			got, err := a.velero.Schedule(ctx, "nightly")
 			return err == nil && got.Status.Phase == "Enabled"
 		}, time.Minute, 250*time.Millisecond, "Velero never enabled the schedule")
+		_, err = a.velero.CreateSchedule(ctx, backup.ScheduleOptions{Name: "bad-cron", Cron: "every day"})
+		require.NoError(t, err)
+		require.Eventually(t, func() bool {
+			got, err := a.velero.Schedule(ctx, "bad-cron")
+			return err == nil && got.Status.Phase == "FailedValidation" && len(got.Status.ValidationErrors) > 0
+		}, time.Minute, 250*time.Millisecond, "Velero accepted a malformed cron expression")
+		_, err = a.velero.ScheduleBackups(ctx, "not a label value")
+		require.ErrorIs(t, err, backup.ErrInvalidConfig)
 	})
+
+	t.Run("schedule makes backups; pause and unpause", scheduleRuns(ctx, a, e))
 
 	t.Run("retention deletes through DeleteBackupRequest", func(t *testing.T) {
 		for _, name := range []string{"demo-2", "demo-3"} {

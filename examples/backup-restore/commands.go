@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -18,7 +21,7 @@ import (
 	"github.com/cozystack/tenantkit/internal/localenv"
 )
 
-// options are the flags shared by the commands.
+// options are the flags shared by the commands, and where they print.
 type options struct {
 	target    examplecli.Target
 	namespace string
@@ -27,10 +30,14 @@ type options struct {
 	// Where the Bucket Secret is (the management cluster's tenant
 	// namespace), for reading the bucket directly.
 	bucketKubeconfig, bucketNamespace, bucket, bucketUser, prefix, caFile string
+
+	// out receives results (tables, descriptions); progress receives
+	// progress lines. Set from the command's outputs before it runs.
+	out, progress io.Writer
 }
 
 func (o *options) bucketFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.bucketKubeconfig, "bucket-kubeconfig", "", "kubeconfig of the cluster holding the Bucket Secret (default: --kubeconfig)")
+	fs.StringVar(&o.bucketKubeconfig, "bucket-kubeconfig", "", "kubeconfig of the cluster holding the Bucket Secret (default: --kubeconfig and --context)")
 	fs.StringVar(&o.bucketNamespace, "bucket-namespace", "", "namespace of the Bucket (the tenant namespace, e.g. tenant-example)")
 	fs.StringVar(&o.bucket, "bucket", "", "name of the Bucket")
 	fs.StringVar(&o.bucketUser, "bucket-user", "velero", "Bucket user whose credentials to read")
@@ -38,15 +45,20 @@ func (o *options) bucketFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.caFile, "ca-file", "", "PEM CA to trust for the S3 endpoint")
 }
 
+// withTimeout applies --timeout to ctx.
+func (o *options) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if o.timeout > 0 {
+		return context.WithTimeout(ctx, o.timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
 // open connects to the tenant cluster (subcommands need --kubeconfig).
 func (o *options) open(cmd *cobra.Command) (context.Context, context.CancelFunc, *backup.Client, error) {
 	if o.target.Embedded() {
 		return nil, nil, nil, examplecli.Usage("%s works on a real cluster: pass --kubeconfig (run without a subcommand for the embedded tour)", cmd.Name())
 	}
-	ctx, cancel := context.WithCancel(cmd.Context())
-	if o.timeout > 0 {
-		ctx, cancel = context.WithTimeout(cmd.Context(), o.timeout)
-	}
+	ctx, cancel := o.withTimeout(cmd.Context())
 	if err := o.target.Open(ctx, localenv.Config{}); err != nil {
 		cancel()
 		return nil, nil, nil, err
@@ -59,26 +71,41 @@ func (o *options) open(cmd *cobra.Command) (context.Context, context.CancelFunc,
 	return ctx, cancel, c, nil
 }
 
-// store opens the bucket with the credentials from the Bucket Secret.
-func (o *options) store(ctx context.Context) (*backup.Store, error) {
+// checkBucketFlags refuses an incomplete set of --bucket flags before
+// anything is contacted.
+func (o *options) checkBucketFlags() error {
 	if o.bucketNamespace == "" || o.bucket == "" {
-		return nil, examplecli.Usage("reading the bucket needs --bucket-namespace and --bucket")
+		return examplecli.Usage("reading the bucket needs --bucket-namespace and --bucket")
 	}
-	path := o.bucketKubeconfig
-	if path == "" {
-		path = o.target.Kubeconfig
+	return nil
+}
+
+// store opens the bucket with the credentials from the Bucket Secret, read
+// from --bucket-kubeconfig, or from the --kubeconfig cluster (with
+// --context) when it is not set.
+func (o *options) store(ctx context.Context) (*backup.Store, error) {
+	if err := o.checkBucketFlags(); err != nil {
+		return nil, err
 	}
-	rc, err := clientcmd.BuildConfigFromFlags("", path)
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: o.bucketKubeconfig}
+	overrides := &clientcmd.ConfigOverrides{}
+	if o.bucketKubeconfig == "" {
+		rules.ExplicitPath, overrides.CurrentContext = o.target.Kubeconfig, o.target.Context
+	}
+	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
 	if err != nil {
-		return nil, examplecli.WithCode(examplecli.ExitUnavailable, fmt.Errorf("load %s: %w", path, err))
+		return nil, examplecli.WithCode(examplecli.ExitUnavailable, fmt.Errorf("load %s: %w", rules.ExplicitPath, err))
 	}
 	kube, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, examplecli.WithCode(examplecli.ExitUnavailable, err)
 	}
 	creds, err := backup.LoadCredentials(ctx, kube, o.bucketNamespace, o.bucket, o.bucketUser)
-	if err != nil {
-		return nil, err
+	switch {
+	case errors.Is(err, backup.ErrSecretNotFound) || errors.Is(err, backup.ErrInvalidSecret):
+		return nil, examplecli.WithCode(examplecli.ExitFailure, err)
+	case err != nil:
+		return nil, examplecli.WithCode(examplecli.ExitUnavailable, fmt.Errorf("read the Bucket Secret: %w", err))
 	}
 	var ca []byte
 	if o.caFile != "" {
@@ -89,12 +116,27 @@ func (o *options) store(ctx context.Context) (*backup.Store, error) {
 	return backup.NewStore(backup.StoreConfig{Credentials: creds, Prefix: o.prefix, CACertPEM: ca, Logger: o.target.Logger()})
 }
 
+// exactArgs is cobra.ExactArgs with the usage exit code.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return examplecli.Usage("%s: %v", cmd.Name(), err)
+		}
+		return nil
+	}
+}
+
 func listCmd(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the cluster's backups (and, with --bucket, what the bucket holds)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.bucket != "" || o.bucketNamespace != "" {
+				if err := o.checkBucketFlags(); err != nil {
+					return err
+				}
+			}
 			ctx, cancel, c, err := o.open(cmd)
 			if err != nil {
 				return err
@@ -104,34 +146,18 @@ func listCmd(o *options) *cobra.Command {
 			if err != nil {
 				return examplecli.WithCode(examplecli.ExitUnavailable, err)
 			}
-			inBucket := map[string]bool{}
+			var inBucket []string
 			if o.bucket != "" {
 				s, err := o.store(ctx)
 				if err != nil {
 					return err
 				}
-				names, err := s.ListBackups(ctx)
-				if err != nil {
+				if inBucket, err = s.ListBackups(ctx); err != nil {
 					return examplecli.WithCode(examplecli.ExitUnavailable, err)
 				}
-				for _, n := range names {
-					inBucket[n] = true
-				}
 			}
-			var rows [][]string
-			for _, b := range backups {
-				d := backup.Describe(&b)
-				row := []string{d.Name, d.Phase, stamp(d.Started), fmt.Sprintf("%d/%d", d.ItemsDone, d.ItemsTotal), fmt.Sprint(d.Errors), fmt.Sprint(d.Warnings)}
-				if o.bucket != "" {
-					row = append(row, yesNo(inBucket[d.Name]))
-				}
-				rows = append(rows, row)
-			}
-			header := []string{"NAME", "PHASE", "STARTED", "ITEMS", "ERRORS", "WARNINGS"}
-			if o.bucket != "" {
-				header = append(header, "IN BUCKET")
-			}
-			examplecli.Table(os.Stdout, header, rows)
+			header, rows := listRows(backups, inBucket, o.bucket != "")
+			examplecli.Table(o.out, header, rows)
 			return nil
 		},
 	}
@@ -139,21 +165,56 @@ func listCmd(o *options) *cobra.Command {
 	return cmd
 }
 
+// listRows renders the cluster's backups and, with bucket, a column that
+// says whether each is in the bucket, plus a row for each backup the
+// bucket holds that the cluster does not know (yet: Velero syncs them
+// from the bucket periodically).
+func listRows(backups []velerov1.Backup, inBucket []string, bucket bool) ([]string, [][]string) {
+	header := []string{"NAME", "PHASE", "STARTED", "ITEMS", "ERRORS", "WARNINGS"}
+	if bucket {
+		header = append(header, "IN BUCKET")
+	}
+	stored := map[string]bool{}
+	for _, n := range inBucket {
+		stored[n] = true
+	}
+	var rows [][]string
+	for _, b := range backups {
+		d := backup.Describe(&b)
+		row := []string{d.Name, d.Phase, stamp(d.Started), fmt.Sprintf("%d/%d", d.ItemsDone, d.ItemsTotal), fmt.Sprint(d.Errors), fmt.Sprint(d.Warnings)}
+		if bucket {
+			row = append(row, yesNo(stored[d.Name]))
+		}
+		delete(stored, d.Name)
+		rows = append(rows, row)
+	}
+	for _, n := range inBucket {
+		if stored[n] {
+			rows = append(rows, []string{n, "(not in cluster)", "-", "-", "-", "-", "yes"})
+		}
+	}
+	return header, rows
+}
+
 func verifyCmd(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify BACKUP",
 		Short: "Verify a backup straight from the bucket (no Velero involved)",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.target.Embedded() {
-				return examplecli.Usage("verify works on a real cluster: pass --kubeconfig and the --bucket flags")
+			if o.target.Embedded() && o.bucketKubeconfig == "" {
+				return examplecli.Usage("verify works on a real cluster: pass --kubeconfig (or --bucket-kubeconfig) and the --bucket flags")
 			}
-			ctx := cmd.Context()
+			if err := o.checkBucketFlags(); err != nil {
+				return err
+			}
+			ctx, cancel := o.withTimeout(cmd.Context())
+			defer cancel()
 			s, err := o.store(ctx)
 			if err != nil {
 				return err
 			}
-			return verify(ctx, s, args[0])
+			return verify(ctx, o, s, args[0])
 		},
 	}
 	o.bucketFlags(cmd.Flags())
@@ -161,8 +222,8 @@ func verifyCmd(o *options) *cobra.Command {
 }
 
 // verify runs Store.Verify with a progress line and prints the report.
-func verify(ctx context.Context, s *backup.Store, name string) error {
-	step := examplecli.Step(os.Stderr, "verifying "+name+" from s3://"+s.Bucket())
+func verify(ctx context.Context, o *options, s *backup.Store, name string) error {
+	step := examplecli.Step(o.progress, "verifying "+name+" from s3://"+s.Bucket())
 	rep, err := s.Verify(ctx, name, backup.VerifyOptions{})
 	step.Done(err)
 	if rep != nil {
@@ -177,15 +238,17 @@ func verify(ctx context.Context, s *backup.Store, name string) error {
 		for _, n := range rep.Notes {
 			rows = append(rows, []string{"note", n})
 		}
-		examplecli.Table(os.Stdout, []string{"CHECK", "RESULT"}, rows)
+		examplecli.Table(o.out, []string{"CHECK", "RESULT"}, rows)
 	}
-	if errors.Is(err, backup.ErrCorrupt) {
+	switch {
+	case err == nil:
+		fmt.Fprintf(o.out, "%s verifies: every file present and intact, %d items as listed\n", name, rep.Items)
+		return nil
+	case errors.Is(err, backup.ErrCorrupt), errors.Is(err, backup.ErrNotFound):
 		return examplecli.WithCode(examplecli.ExitFailure, err)
-	}
-	if err != nil && !errors.Is(err, backup.ErrNotFound) {
+	default:
 		return examplecli.WithCode(examplecli.ExitUnavailable, err)
 	}
-	return err
 }
 
 func backupCmd(o *options) *cobra.Command {
@@ -194,7 +257,7 @@ func backupCmd(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "backup NAME",
 		Short: "Create a backup and wait for it, with progress",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel, c, err := o.open(cmd)
 			if err != nil {
@@ -202,11 +265,11 @@ func backupCmd(o *options) *cobra.Command {
 			}
 			defer cancel()
 			if _, err := c.CreateBackup(ctx, backup.BackupOptions{Name: args[0], IncludedNamespaces: namespaces, TTL: ttl}); err != nil {
-				return err
+				return createError(err)
 			}
-			b, err := waitBackup(ctx, c, args[0])
+			b, err := waitBackup(ctx, o, c, args[0])
 			if b != nil {
-				fmt.Print(backup.Describe(b))
+				fmt.Fprint(o.out, backup.Describe(b))
 			}
 			return err
 		},
@@ -222,31 +285,54 @@ func restoreCmd(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "restore BACKUP",
 		Short: "Restore a backup and wait for it, with progress",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := namespaceMapping(mapping)
+			if err != nil {
+				return err
+			}
 			ctx, cancel, c, err := o.open(cmd)
 			if err != nil {
 				return err
 			}
 			defer cancel()
-			m := map[string]string{}
-			for _, kv := range mapping {
-				from, to, ok := strings.Cut(kv, ":")
-				if !ok || from == "" || to == "" {
-					return examplecli.Usage("--namespace-mapping wants from:to, got %q", kv)
-				}
-				m[from] = to
-			}
 			if name == "" {
 				name = args[0] + "-" + time.Now().UTC().Format("20060102150405")
 			}
 			if _, err := c.CreateRestore(ctx, backup.RestoreOptions{Name: name, BackupName: args[0], NamespaceMapping: m}); err != nil {
-				return err
+				return createError(err)
 			}
-			return waitRestore(ctx, c, name)
+			return waitRestore(ctx, o, c, name)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "restore name (default BACKUP-<timestamp>)")
 	cmd.Flags().StringSliceVar(&mapping, "namespace-mapping", nil, "restore namespace from into to (from:to, repeatable)")
 	return cmd
+}
+
+// namespaceMapping parses --namespace-mapping values.
+func namespaceMapping(pairs []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range pairs {
+		from, to, ok := strings.Cut(kv, ":")
+		if !ok || from == "" || to == "" {
+			return nil, examplecli.Usage("--namespace-mapping wants from:to, got %q", kv)
+		}
+		m[from] = to
+	}
+	return m, nil
+}
+
+// createError gives a failed create its exit code: a cluster without
+// Velero's API (the addon is off) or that does not answer is unavailable;
+// a name that exists already, or that the API refuses, is a failure.
+func createError(err error) error {
+	switch {
+	case apierrors.IsNotFound(err):
+		return examplecli.WithCode(examplecli.ExitUnavailable, fmt.Errorf("%w (is the Velero addon enabled in this cluster?)", err))
+	case apierrors.IsAlreadyExists(err), apierrors.IsInvalid(err), apierrors.IsForbidden(err), errors.Is(err, backup.ErrInvalidConfig):
+		return examplecli.WithCode(examplecli.ExitFailure, err)
+	default:
+		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+	}
 }

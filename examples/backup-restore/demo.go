@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"reflect"
 	"sort"
 	"strings"
@@ -79,14 +79,14 @@ func runDemo(parent context.Context, o *options) error {
 		return err
 	}
 
-	step := examplecli.Step(os.Stderr, "starting an S3 server (versitygw) with bucket velero-backups")
+	step := examplecli.Step(o.progress, "starting an S3 server (versitygw) with bucket velero-backups")
 	s3, err := env.StartS3(ctx, localenv.S3Config{Buckets: []string{"velero-backups"}})
 	step.Done(err)
 	if err != nil {
 		return examplecli.WithCode(examplecli.ExitUnavailable, err)
 	}
 
-	fmt.Println("\n1. The Bucket's Secret, as Cozystack derives it, in the tenant namespace")
+	fmt.Fprintln(o.out, "\n1. The Bucket's Secret, as Cozystack derives it, in the tenant namespace")
 	if err := createBucketSecret(ctx, kube, s3); err != nil {
 		return err
 	}
@@ -94,16 +94,16 @@ func runDemo(parent context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("   %s\n", creds)
+	fmt.Fprintf(o.out, "   %s\n", creds)
 
-	fmt.Println("\n2. The Velero addon values (spec.addons.velero.valuesOverride)")
+	fmt.Fprintln(o.out, "\n2. The Velero addon values (spec.addons.velero.valuesOverride)")
 	values, err := backup.AddonValues(creds, backup.ValuesOptions{})
 	if err != nil {
 		return err
 	}
-	fmt.Println(indent(values.String(), "   "))
+	fmt.Fprintln(o.out, indent(values.String(), "   "))
 
-	step = examplecli.Step(os.Stderr, "starting Velero v1.18.3 with velero-plugin-for-aws (out of cluster)")
+	step = examplecli.Step(o.progress, "starting Velero v1.18.3 with velero-plugin-for-aws (out of cluster)")
 	_, err = env.StartVelero(ctx, localenv.VeleroConfig{Namespace: o.namespace})
 	step.Done(err)
 	if err != nil {
@@ -113,20 +113,20 @@ func runDemo(parent context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("\n3. The backup storage location (what the addon chart creates from the values)")
+	fmt.Fprintln(o.out, "\n3. The backup storage location (what the addon chart creates from the values)")
 	if _, err := c.ApplyLocation(ctx, backup.LocationSpec{Credentials: creds, CACertPEM: s3.CAPEM}); err != nil {
 		return err
 	}
-	step = examplecli.Step(os.Stderr, "waiting for location default to be Available")
+	step = examplecli.Step(o.progress, "waiting for location default to be Available")
 	bsl, err := c.WaitLocationAvailable(ctx, "default")
 	step.Done(err)
 	if err != nil {
 		return examplecli.WithCode(examplecli.ExitFailure, err)
 	}
-	examplecli.Table(os.Stdout, []string{"NAME", "PROVIDER", "BUCKET", "PHASE", "ACCESS MODE", "DEFAULT"},
+	examplecli.Table(o.out, []string{"NAME", "PROVIDER", "BUCKET", "PHASE", "ACCESS MODE", "DEFAULT"},
 		[][]string{{bsl.Name, bsl.Spec.Provider, bsl.Spec.ObjectStorage.Bucket, string(bsl.Status.Phase), string(bsl.Spec.AccessMode), fmt.Sprint(bsl.Spec.Default)}})
 
-	fmt.Println("\n4. Back up namespace demo")
+	fmt.Fprintln(o.out, "\n4. Back up namespace demo")
 	if err := applyDemo(ctx, kube, dyn); err != nil {
 		return err
 	}
@@ -137,27 +137,27 @@ func runDemo(parent context.Context, o *options) error {
 	if _, err := c.CreateBackup(ctx, backup.BackupOptions{Name: "demo-1", IncludedNamespaces: []string{"demo"}}); err != nil {
 		return err
 	}
-	if _, err := waitBackup(ctx, c, "demo-1"); err != nil {
+	if _, err := waitBackup(ctx, o, c, "demo-1"); err != nil {
 		return err
 	}
 
-	fmt.Println("\n5. Verify it straight from S3 (no Velero involved)")
+	fmt.Fprintln(o.out, "\n5. Verify it straight from S3 (no Velero involved)")
 	store, err := backup.NewStore(backup.StoreConfig{Credentials: creds, CACertPEM: s3.CAPEM})
 	if err != nil {
 		return err
 	}
-	if err := verify(ctx, store, "demo-1"); err != nil {
+	if err := verify(ctx, o, store, "demo-1"); err != nil {
 		return err
 	}
 
-	fmt.Println("\n6. Delete namespace demo, restore it, compare")
-	if err := deleteDemo(ctx, kube, dyn); err != nil {
+	fmt.Fprintln(o.out, "\n6. Delete namespace demo, restore it, compare")
+	if err := deleteDemo(ctx, o.progress, kube, dyn); err != nil {
 		return err
 	}
 	if _, err := c.CreateRestore(ctx, backup.RestoreOptions{Name: "demo-1-restore", BackupName: "demo-1"}); err != nil {
 		return err
 	}
-	if err := waitRestore(ctx, c, "demo-1-restore"); err != nil {
+	if err := waitRestore(ctx, o, c, "demo-1-restore"); err != nil {
 		return err
 	}
 	after, err := snapshot(ctx, dyn)
@@ -173,11 +173,11 @@ func runDemo(parent context.Context, o *options) error {
 		}
 		rows = append(rows, []string{k, map[bool]string{true: "identical", false: "DIFFERS"}[same]})
 	}
-	examplecli.Table(os.Stdout, []string{"OBJECT", "AFTER RESTORE"}, rows)
+	examplecli.Table(o.out, []string{"OBJECT", "AFTER RESTORE"}, rows)
 	if diffs > 0 || len(after) != len(before) {
 		return examplecli.WithCode(examplecli.ExitFailure, fmt.Errorf("%d objects differ after the restore", diffs))
 	}
-	fmt.Println("\nThe diff is empty: every object came back with its data.")
+	fmt.Fprintln(o.out, "\nThe diff is empty: every object came back with its data.")
 	return nil
 }
 
@@ -214,8 +214,8 @@ func applyDemo(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Inter
 // deleteDemo empties and deletes the namespace. The embedded environment
 // runs no namespace controller, so the example finalizes the namespace
 // itself once it is empty.
-func deleteDemo(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface) error {
-	step := examplecli.Step(os.Stderr, "deleting namespace demo")
+func deleteDemo(ctx context.Context, progress io.Writer, kube kubernetes.Interface, dyn dynamic.Interface) error {
+	step := examplecli.Step(progress, "deleting namespace demo")
 	err := func() error {
 		for _, gvr := range demoKinds {
 			if err := dyn.Resource(gvr).Namespace("demo").DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {

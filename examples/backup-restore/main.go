@@ -31,8 +31,12 @@ import (
 	"github.com/cozystack/tenantkit/internal/examplecli"
 )
 
-func main() {
-	var o options
+func main() { examplecli.Main(newCommand()) }
+
+// newCommand returns the program's command line, flags and subcommands
+// (main runs it; the tests run it in process through examplecli.Execute).
+func newCommand() *cobra.Command {
+	o := &options{}
 	root := &cobra.Command{
 		Use:   "backup-restore",
 		Short: "Back a namespace up with Velero to an S3 Bucket, verify it from S3 and restore it",
@@ -41,17 +45,26 @@ addon values, Velero, backup with progress, verification straight from S3, names
 deletion, restore and an empty diff.
 
 With --kubeconfig, use the subcommands on a real tenant cluster with the Velero addon.`,
+		Example: `  backup-restore
+  backup-restore list    --kubeconfig tenant.kubeconfig --bucket-kubeconfig mgmt.kubeconfig --bucket-namespace tenant-example --bucket velero-backups
+  backup-restore backup  --kubeconfig tenant.kubeconfig demo-1 --include-namespace demo
+  backup-restore verify  --kubeconfig tenant.kubeconfig demo-1 --bucket-kubeconfig mgmt.kubeconfig --bucket-namespace tenant-example --bucket velero-backups
+  backup-restore restore --kubeconfig tenant.kubeconfig demo-1`,
 		Args: cobra.NoArgs,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			o.out, o.progress = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			o.target.Out = o.progress
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !o.target.Embedded() {
 				return examplecli.Usage("with --kubeconfig, use a subcommand: list, verify, backup or restore")
 			}
-			return runDemo(cmd.Context(), &o)
+			return runDemo(cmd.Context(), o)
 		},
 	}
 	o.target.AddFlags(root.PersistentFlags())
 	root.PersistentFlags().StringVar(&o.namespace, "velero-namespace", "cozy-velero", "namespace Velero runs in")
 	root.PersistentFlags().DurationVar(&o.timeout, "timeout", 0, "give up after this long (0: no limit)")
-	root.AddCommand(listCmd(&o), verifyCmd(&o), backupCmd(&o), restoreCmd(&o))
-	examplecli.Main(root)
+	root.AddCommand(listCmd(o), verifyCmd(o), backupCmd(o), restoreCmd(o))
+	return root
 }

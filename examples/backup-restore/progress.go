@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
@@ -15,39 +14,53 @@ import (
 
 // waitBackup waits for a backup with a progress line and one line per
 // phase change.
-func waitBackup(ctx context.Context, c *backup.Client, name string) (*velerov1.Backup, error) {
-	step := examplecli.Step(os.Stderr, "backing up "+name)
-	b, err := c.WaitBackup(ctx, name, backup.WaitOptions{Progress: phaseLine})
+func waitBackup(ctx context.Context, o *options, c *backup.Client, name string) (*velerov1.Backup, error) {
+	step := examplecli.Step(o.progress, "backing up "+name)
+	b, err := c.WaitBackup(ctx, name, backup.WaitOptions{Progress: o.phaseLine})
 	step.Done(err)
 	return b, exitFor(err)
 }
 
-func waitRestore(ctx context.Context, c *backup.Client, name string) error {
-	step := examplecli.Step(os.Stderr, "restoring "+name)
-	r, err := c.WaitRestore(ctx, name, backup.WaitOptions{Progress: phaseLine})
+// waitRestore waits for a restore the same way and prints its outcome.
+func waitRestore(ctx context.Context, o *options, c *backup.Client, name string) error {
+	step := examplecli.Step(o.progress, "restoring "+name)
+	r, err := c.WaitRestore(ctx, name, backup.WaitOptions{Progress: o.phaseLine})
 	step.Done(err)
-	if r != nil && r.Status.Warnings > 0 {
-		fmt.Fprintf(os.Stderr, "    %d warnings (objects that already existed are skipped)\n", r.Status.Warnings)
+	if r != nil {
+		items := "-"
+		if p := r.Status.Progress; p != nil {
+			items = fmt.Sprintf("%d of %d", p.ItemsRestored, p.TotalItems)
+		}
+		examplecli.Table(o.out, []string{"RESTORE", "BACKUP", "PHASE", "ITEMS", "ERRORS", "WARNINGS"},
+			[][]string{{r.Name, r.Spec.BackupName, string(r.Status.Phase), items, fmt.Sprint(r.Status.Errors), fmt.Sprint(r.Status.Warnings)}})
+		if r.Status.Warnings > 0 {
+			fmt.Fprintln(o.progress, "    (objects that already existed are skipped with a warning)")
+		}
 	}
 	return exitFor(err)
 }
 
-func phaseLine(p backup.Progress) {
+func (o *options) phaseLine(p backup.Progress) {
 	items := ""
 	if p.ItemsTotal > 0 {
 		items = fmt.Sprintf(", %d/%d items", p.ItemsDone, p.ItemsTotal)
 	}
-	fmt.Fprintf(os.Stderr, "    %s %s: %s%s (%s)\n", p.Kind, p.Name, p.Phase, items, p.Elapsed.Round(100*time.Millisecond))
+	fmt.Fprintf(o.progress, "    %s %s: %s%s (%s)\n", p.Kind, p.Name, p.Phase, items, p.Elapsed.Round(100*time.Millisecond))
 }
 
 // exitFor maps Velero outcomes to exit codes: a failed or refused
-// backup/restore is ExitFailure.
+// backup/restore, or running out of --timeout, is ExitFailure; losing the cluster while waiting is
+// ExitUnavailable.
 func exitFor(err error) error {
 	var pe *backup.PhaseError
-	if errors.As(err, &pe) {
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe), errors.Is(err, context.DeadlineExceeded):
 		return examplecli.WithCode(examplecli.ExitFailure, err)
+	default:
+		return examplecli.WithCode(examplecli.ExitUnavailable, err)
 	}
-	return err
 }
 
 func stamp(t time.Time) string {

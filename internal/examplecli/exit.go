@@ -58,7 +58,16 @@ func Usage(format string, args ...any) error {
 // ExitFailure otherwise.
 func Main(cmd *cobra.Command) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	code := Execute(ctx, cmd)
+	stop()
+	os.Exit(code)
+}
+
+// Execute is Main without the signals and the exit: it runs cmd with ctx,
+// prints the error, if any, to cmd's error output and returns the exit
+// code Main would end the program with. Tests run an example's command
+// line through it, in process.
+func Execute(ctx context.Context, cmd *cobra.Command) int {
 	cmd.SilenceUsage = true
 	cmd.SilenceErrors = true
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -67,10 +76,9 @@ func Main(cmd *cobra.Command) {
 	err := cmd.ExecuteContext(ctx)
 	code := exitCode(ctx, err)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.Name(), err)
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %v\n", cmd.Name(), err)
 	}
-	stop()
-	os.Exit(code)
+	return code
 }
 
 func exitCode(ctx context.Context, err error) int {

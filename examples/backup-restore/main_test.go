@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/internal/localenv"
+)
+
+// result is one run of the command line.
+type result struct {
+	code             int
+	stdout, progress string
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress line's ticker and
+// the command writing at the same time (as os.Stderr is).
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// run runs the command line in process, through the entry point main
+// uses, and returns its exit code and outputs.
+func run(t *testing.T, ctx context.Context, args ...string) result {
+	t.Helper()
+	var out, progress syncBuffer
+	cmd := newCommand()
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&progress)
+	code := examplecli.Execute(ctx, cmd)
+	r := result{code: code, stdout: out.String(), progress: progress.String()}
+	t.Logf("backup-restore %s → exit %d\n%s%s", strings.Join(args, " "), code, r.stdout, r.progress)
+	return r
+}
+
+// world is what the subcommands find on a real Cozystack tenant: a
+// management cluster holding the tenant's Bucket Secret, and a tenant
+// cluster running Velero whose location is that Bucket.
+type world struct {
+	tenant, mgmt string // admin kubeconfig files
+	caFile       string // the S3 server's CA
+	kube         kubernetes.Interface
+	dyn          dynamic.Interface
+	velero       *backup.Client
+}
+
+// startWorld starts it on the local environment: two kube-apiservers, a
+// versitygw S3 server with bucket velero-backups, a real Velero server
+// (out of cluster, where the addon runs it in cluster) and the location
+// the addon's chart would create from the Bucket's credentials.
+func startWorld(t *testing.T, ctx context.Context) *world {
+	t.Helper()
+	env := localenv.StartT(t, localenv.Config{EtcdMembers: 1})
+	mgmt, err := env.StartAPIServer(ctx, localenv.APIServerConfig{Name: "management"})
+	require.NoError(t, err)
+	mgmtKube, err := kubernetes.NewForConfig(mgmt.RESTConfig())
+	require.NoError(t, err)
+	s3, err := env.StartS3(ctx, localenv.S3Config{Buckets: []string{"velero-backups"}})
+	require.NoError(t, err)
+	require.NoError(t, createBucketSecret(ctx, mgmtKube, s3))
+	creds, err := backup.LoadCredentials(ctx, mgmtKube, "tenant-demo", "velero-backups", "velero")
+	require.NoError(t, err)
+
+	w := &world{tenant: env.KubeconfigPath(), mgmt: mgmt.KubeconfigPath(), caFile: filepath.Join(t.TempDir(), "s3-ca.pem")}
+	require.NoError(t, os.WriteFile(w.caFile, s3.CAPEM, 0o600))
+	w.kube, err = kubernetes.NewForConfig(env.RESTConfig())
+	require.NoError(t, err)
+	w.dyn, err = dynamic.NewForConfig(env.RESTConfig())
+	require.NoError(t, err)
+	_, err = env.StartVelero(ctx, localenv.VeleroConfig{})
+	require.NoError(t, err)
+	w.velero, err = backup.New(env.RESTConfig(), backup.Config{PollInterval: 250 * time.Millisecond})
+	require.NoError(t, err)
+	_, err = w.velero.ApplyLocation(ctx, backup.LocationSpec{Credentials: creds, CACertPEM: s3.CAPEM})
+	require.NoError(t, err)
+	_, err = w.velero.WaitLocationAvailable(ctx, "default")
+	require.NoError(t, err)
+	return w
+}
+
+// args joins groups of arguments.
+func args(groups ...[]string) []string {
+	var out []string
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// TestSubcommands runs backup, list, verify and restore with --kubeconfig
+// on a real tenant cluster (see startWorld): it backs the demo namespace
+// up, lists and verifies the backup, deletes the namespace, restores it
+// and compares every object.
+func TestSubcommands(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	w := startWorld(t, ctx)
+	require.NoError(t, applyDemo(ctx, w.kube, w.dyn))
+	before, err := snapshot(ctx, w.dyn)
+	require.NoError(t, err)
+	require.Len(t, before, 4)
+	kc := []string{"--kubeconfig", w.tenant}
+	bucket := []string{"--bucket-kubeconfig", w.mgmt, "--bucket-namespace", "tenant-demo", "--bucket", "velero-backups", "--ca-file", w.caFile}
+
+	r := run(t, ctx, args([]string{"backup", "demo-1", "--include-namespace", "demo", "--ttl", "24h"}, kc)...)
+	require.Equal(t, examplecli.ExitOK, r.code)
+	require.Regexp(t, `(?m)^Phase:\s+Completed$`, r.stdout)
+	require.Regexp(t, `(?m)^Namespaces:\s+demo$`, r.stdout)
+	require.Regexp(t, `(?m)^Errors:\s+0$`, r.stdout)
+	require.Contains(t, r.progress, "Backup demo-1: Completed")
+	b, err := w.velero.Backup(ctx, "demo-1")
+	require.NoError(t, err)
+	require.EqualValues(t, "Completed", b.Status.Phase)
+	require.Equal(t, []string{"demo"}, b.Spec.IncludedNamespaces)
+	require.Equal(t, 24*time.Hour, b.Spec.TTL.Duration)
+	items := strconv.Itoa(b.Status.Progress.ItemsBackedUp)
+	require.GreaterOrEqual(t, b.Status.Progress.ItemsBackedUp, 5, "4 objects and the namespace")
+
+	r = run(t, ctx, args([]string{"list"}, kc, bucket)...)
+	require.Equal(t, examplecli.ExitOK, r.code)
+	require.Regexp(t, `(?m)^NAME\s+PHASE\s+STARTED\s+ITEMS\s+ERRORS\s+WARNINGS\s+IN BUCKET$`, r.stdout)
+	require.Regexp(t, `(?m)^demo-1\s+Completed\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+`+items+`/`+items+`\s+0\s+0\s+yes$`, r.stdout)
+
+	// verify reads the bucket only: no tenant cluster needed.
+	r = run(t, ctx, args([]string{"verify", "demo-1"}, bucket)...)
+	require.Equal(t, examplecli.ExitOK, r.code)
+	require.Regexp(t, `(?m)^phase\s+Completed$`, r.stdout)
+	require.Regexp(t, `(?m)^items \(archive / resource list\)\s+`+items+` / `+items+`$`, r.stdout)
+	require.NotContains(t, r.stdout, "PROBLEM")
+	require.Contains(t, r.stdout, "demo-1 verifies")
+
+	r = run(t, ctx, args([]string{"verify", "no-such-backup"}, kc, bucket)...)
+	require.Equal(t, examplecli.ExitFailure, r.code, "a backup the bucket does not hold does not verify")
+	require.Contains(t, r.progress, "backup no-such-backup has no files")
+	// Without --bucket-kubeconfig the Secret is looked up in the tenant
+	// cluster, which does not hold it.
+	r = run(t, ctx, args([]string{"verify", "demo-1"}, kc, bucket[2:])...)
+	require.Equal(t, examplecli.ExitFailure, r.code)
+	require.Contains(t, r.progress, "bucket secret not found")
+
+	require.NoError(t, deleteDemo(ctx, io.Discard, w.kube, w.dyn))
+	gone, err := snapshot(ctx, w.dyn)
+	require.NoError(t, err)
+	require.Empty(t, gone)
+
+	r = run(t, ctx, args([]string{"restore", "demo-1", "--name", "demo-1-restore"}, kc)...)
+	require.Equal(t, examplecli.ExitOK, r.code)
+	require.Regexp(t, `(?m)^demo-1-restore\s+demo-1\s+Completed\s+`+items+` of `+items+`\s+0\s+0$`, r.stdout)
+	restored, err := w.velero.Restore(ctx, "demo-1-restore")
+	require.NoError(t, err)
+	require.EqualValues(t, "Completed", restored.Status.Phase)
+	after, err := snapshot(ctx, w.dyn)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "restored objects differ")
+
+	r = run(t, ctx, args([]string{"restore", "demo-1", "--name", "demo-1-restore"}, kc)...)
+	require.Equal(t, examplecli.ExitFailure, r.code, "a restore that exists already")
+	require.Contains(t, r.progress, "already exists")
+}
+
+// TestDemo runs the embedded tour (no subcommand, no --kubeconfig) end to
+// end, so that it cannot rot unnoticed.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: starts real servers (skipped with -short)")
+	}
+	r := run(t, context.Background(), "--timeout", "5m")
+	require.Equal(t, examplecli.ExitOK, r.code)
+	require.Regexp(t, `(?m)^default\s+aws\s+velero-backups\s+Available\s+ReadWrite\s+true$`, r.stdout)
+	require.Regexp(t, `(?m)^demo-1 verifies: every file present and intact, \d+ items as listed$`, r.stdout)
+	for _, obj := range []string{"ConfigMap/demo-cm", "Secret/demo-secret", "Deployment/web", "Service/web"} {
+		require.Regexp(t, `(?m)^`+obj+`\s+identical$`, r.stdout)
+	}
+	require.Contains(t, r.stdout, "The diff is empty")
+	require.Contains(t, r.progress, "stopping the embedded local environment")
+}
+
+// TestUsage checks the exit codes of bad command lines and unreachable
+// clusters, which need no server.
+func TestUsage(t *testing.T) {
+	dir := t.TempDir()
+	unreachable := filepath.Join(dir, "unreachable.kubeconfig")
+	require.NoError(t, os.WriteFile(unreachable, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`), 0o600))
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"subcommand without --kubeconfig", []string{"list"}, examplecli.ExitUsage, "pass --kubeconfig"},
+		{"--kubeconfig without a subcommand", []string{"--kubeconfig", unreachable}, examplecli.ExitUsage, "use a subcommand"},
+		{"unknown flag", []string{"backup", "--no-such-flag"}, examplecli.ExitUsage, "unknown flag"},
+		{"backup without a name", []string{"backup", "--kubeconfig", unreachable}, examplecli.ExitUsage, "accepts 1 arg"},
+		{"verify without the bucket", []string{"verify", "demo-1", "--kubeconfig", unreachable}, examplecli.ExitUsage, "--bucket-namespace and --bucket"},
+		{"list with half the bucket", []string{"list", "--kubeconfig", unreachable, "--bucket", "b"}, examplecli.ExitUsage, "--bucket-namespace and --bucket"},
+		{"bad namespace mapping", []string{"restore", "demo-1", "--kubeconfig", unreachable, "--namespace-mapping", "demo"}, examplecli.ExitUsage, "from:to"},
+		{"unreachable cluster", []string{"list", "--kubeconfig", unreachable}, examplecli.ExitUnavailable, "does not answer"},
+		{"missing kubeconfig", []string{"backup", "demo-1", "--kubeconfig", filepath.Join(dir, "none")}, examplecli.ExitUnavailable, "load kubeconfig"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, context.Background(), tt.args...)
+			require.Equal(t, tt.code, r.code)
+			require.Contains(t, r.progress, tt.msg)
+		})
+	}
+}
+
+// TestListRows checks the list table, with a backup that only the bucket
+// holds (Velero has not synced it into the cluster yet).
+func TestListRows(t *testing.T) {
+	backups := []velerov1.Backup{
+		{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Status: velerov1.BackupStatus{Phase: velerov1.BackupPhaseCompleted,
+			Progress: &velerov1.BackupProgress{TotalItems: 7, ItemsBackedUp: 7}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "b"}, Status: velerov1.BackupStatus{Phase: velerov1.BackupPhaseInProgress}},
+	}
+	for _, tt := range []struct {
+		name     string
+		inBucket []string
+		bucket   bool
+		want     [][]string
+	}{
+		{"cluster only", nil, false, [][]string{
+			{"a", "Completed", "-", "7/7", "0", "0"},
+			{"b", "InProgress", "-", "0/0", "0", "0"},
+		}},
+		{"with the bucket", []string{"a", "c"}, true, [][]string{
+			{"a", "Completed", "-", "7/7", "0", "0", "yes"},
+			{"b", "InProgress", "-", "0/0", "0", "0", "no"},
+			{"c", "(not in cluster)", "-", "-", "-", "-", "yes"},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			header, rows := listRows(backups, tt.inBucket, tt.bucket)
+			require.Len(t, header, len(tt.want[0]))
+			require.Equal(t, tt.want, rows)
+		})
+	}
+}
