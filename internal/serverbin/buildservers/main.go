@@ -4,6 +4,10 @@
 //
 //	go run ./internal/serverbin/buildservers            # all servers
 //	go run ./internal/serverbin/buildservers etcd dex   # some of them
+//	go run ./internal/serverbin/buildservers weed       # an opt-in one
+//
+// Without arguments it builds serverbin.All(); opt-in servers
+// (serverbin.Optional(), such as SeaweedFS's weed) are built only when named.
 package main
 
 import (
@@ -25,7 +29,15 @@ func main() {
 		want[a] = true
 	}
 	start := time.Now()
-	for _, s := range serverbin.All() {
+	servers := serverbin.All()
+	if len(want) > 0 {
+		servers = append(servers, serverbin.Optional()...)
+	}
+	if err := checkNames(want, servers); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	for _, s := range servers {
 		if len(want) > 0 && !want[s.Name] {
 			continue
 		}
@@ -37,4 +49,18 @@ func main() {
 		fmt.Printf("%-26s %-9s %s\n", s.Name, s.Version, path)
 	}
 	fmt.Printf("servers ready in %s\n", time.Since(start).Round(time.Second))
+}
+
+// checkNames refuses a requested name that names no server.
+func checkNames(want map[string]bool, servers []serverbin.Server) error {
+	known := map[string]bool{}
+	for _, s := range servers {
+		known[s.Name] = true
+	}
+	for name := range want {
+		if !known[name] {
+			return fmt.Errorf("buildservers: unknown server %q", name)
+		}
+	}
+	return nil
 }
