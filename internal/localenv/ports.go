@@ -17,6 +17,21 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// FreePorts returns n distinct TCP ports on 127.0.0.1 that were free a
+// moment ago (all held open until the last one is found, so none repeats).
+func FreePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("find free port: %w", err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
 // portOrFree returns port if it is free (ErrPortInUse if it is not), or a
 // free port when port is zero.
 func portOrFree(host string, port int) (int, error) {

@@ -24,18 +24,41 @@ import (
 	"github.com/cozystack/tenantkit/internal/serverbin"
 )
 
-// S3Config configures an S3 server (versitygw v1.8.0 with its POSIX
-// backend) started by StartS3. The zero value starts one named "s3" with
-// random credentials and no bucket.
+// S3Backend selects the S3 server StartS3 runs.
+type S3Backend string
+
+const (
+	// VersityGW is versitygw v1.8.0 with its POSIX backend (the default,
+	// also for the zero value).
+	VersityGW S3Backend = "versitygw"
+	// SeaweedFS is SeaweedFS weed 4.53 run as `weed mini` (master, volume,
+	// filer and S3 in one process), the S3 server Cozystack runs: an opt-in
+	// parity backend, slower to build (minutes, 230 MB) and to start
+	// (seconds). See serverbin.SeaweedFS.
+	SeaweedFS S3Backend = "seaweedfs"
+)
+
+// S3BackendEnv names the environment variable S3BackendFromEnv reads.
+const S3BackendEnv = "TENANTKIT_S3_BACKEND"
+
+// S3BackendFromEnv returns the backend named by $TENANTKIT_S3_BACKEND, for
+// tests that can run against either server; unset means the default
+// (versitygw). StartS3 refuses a value that names no backend.
+func S3BackendFromEnv() S3Backend { return S3Backend(os.Getenv(S3BackendEnv)) }
+
+// S3Config configures an S3 server started by StartS3. The zero value
+// starts versitygw named "s3" with random credentials and no bucket.
 type S3Config struct {
 	// Name names the server's component and directory. Default "s3".
 	Name string
+	// Backend selects the server. Default (empty): VersityGW.
+	Backend S3Backend
 	// AccessKey and SecretKey are the root credentials (SigV4). Default:
 	// random.
 	AccessKey, SecretKey string
 	// Buckets are created once the server is ready.
 	Buckets []string
-	// Binary overrides the versitygw binary built by package serverbin.
+	// Binary overrides the backend's binary built by package serverbin.
 	Binary string
 }
 
@@ -44,6 +67,8 @@ type S3Config struct {
 type S3Server struct {
 	// Name is the component name.
 	Name string
+	// Backend is the server behind it.
+	Backend S3Backend
 	// URL is the https URL, for example https://127.0.0.1:40123.
 	URL string
 	// Endpoint is the bare host:port, as a Cozystack Bucket Secret's
@@ -54,15 +79,16 @@ type S3Server struct {
 	// CAPEM is the CA that signed the serving certificate (the
 	// environment's CA).
 	CAPEM []byte
-	// Dir holds the server's data (one folder per bucket), certificate and
-	// log.
+	// Dir holds the server's data, certificate and log.
 	Dir string
 
-	proc *process.Process
+	proc    *process.Process
+	cleanup func() error // after the process has exited; may be nil
 }
 
-// StartS3 starts an S3 server on a free loopback port, waits until it is
-// ready and creates cfg.Buckets. Stop stops it with the environment.
+// StartS3 starts an S3 server (cfg.Backend) on free loopback ports, waits
+// until it serves HTTPS with a certificate from the environment's CA and
+// creates cfg.Buckets. Stop stops it with the environment.
 func (e *Env) StartS3(ctx context.Context, cfg S3Config) (*S3Server, error) {
 	if e.ca == nil {
 		return nil, ErrUnsupported
@@ -70,16 +96,11 @@ func (e *Env) StartS3(ctx context.Context, cfg S3Config) (*S3Server, error) {
 	if e.isStopped() {
 		return nil, ErrStopped
 	}
-	if cfg.Name == "" {
-		cfg.Name = "s3"
+	cfg, server, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	if cfg.AccessKey == "" {
-		cfg.AccessKey = "TK" + rand.Text()[:18]
-	}
-	if cfg.SecretKey == "" {
-		cfg.SecretKey = strings.ToLower(rand.Text() + rand.Text())
-	}
-	bin, err := binary(ctx, cfg.Binary, serverbin.VersityGW)
+	bin, err := binary(ctx, cfg.Binary, server)
 	if err != nil {
 		return nil, err
 	}
@@ -95,19 +116,14 @@ func (e *Env) StartS3(ctx context.Context, cfg S3Config) (*S3Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	s := &S3Server{Name: cfg.Name, Endpoint: fmt.Sprintf("127.0.0.1:%d", port), AccessKey: cfg.AccessKey,
+	s := &S3Server{Name: cfg.Name, Backend: cfg.Backend, AccessKey: cfg.AccessKey,
 		SecretKey: cfg.SecretKey, CAPEM: e.ca.CertPEM, Dir: dir}
-	s.URL = "https://" + s.Endpoint
-	s.proc, err = process.Start(process.Config{
-		Name: cfg.Name, Path: bin,
-		Args:    []string{"--addr", s.Endpoint, "--cert", certFile, "--key", keyFile, "--health", "/healthz", filepath.Join(dir, "data")},
-		Env:     []string{"ROOT_ACCESS_KEY=" + cfg.AccessKey, "ROOT_SECRET_KEY=" + cfg.SecretKey},
-		LogPath: filepath.Join(dir, cfg.Name+".log"),
-	})
+	files := s3TLS{cert: certFile, key: keyFile}
+	if cfg.Backend == SeaweedFS {
+		err = s.startSeaweedFS(bin, files)
+	} else {
+		err = s.startVersityGW(bin, files)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -115,16 +131,59 @@ func (e *Env) StartS3(ctx context.Context, cfg S3Config) (*S3Server, error) {
 	err = process.WaitReady(ctx, s.proc, e.cfg.StartTimeout, process.HTTPOK(client, s.URL+"/healthz"))
 	if err != nil {
 		_ = s.proc.Kill()
-		return nil, err
+		return nil, errors.Join(err, s.clean())
 	}
-	e.Track(Component{Name: cfg.Name, Version: serverbin.VersityGW.Version, Endpoint: s.URL, LogPath: s.proc.LogPath(), Process: s.proc})
+	e.OnStop(s.clean)
+	e.Track(Component{Name: cfg.Name, Version: server.Version, Endpoint: s.URL, LogPath: s.proc.LogPath(), Process: s.proc})
 	for _, b := range cfg.Buckets {
 		if err := s.CreateBucket(ctx, b); err != nil {
 			return nil, err
 		}
 	}
-	e.log.Info("s3 server ready", "name", cfg.Name, "url", s.URL)
+	e.log.Info("s3 server ready", "name", cfg.Name, "backend", cfg.Backend, "url", s.URL)
 	return s, nil
+}
+
+// withDefaults fills in the defaults and picks the backend's server.
+func (cfg S3Config) withDefaults() (S3Config, serverbin.Server, error) {
+	if cfg.Name == "" {
+		cfg.Name = "s3"
+	}
+	if cfg.AccessKey == "" {
+		cfg.AccessKey = "TK" + rand.Text()[:18]
+	}
+	if cfg.SecretKey == "" {
+		cfg.SecretKey = strings.ToLower(rand.Text() + rand.Text())
+	}
+	switch cfg.Backend {
+	case "", VersityGW:
+		cfg.Backend = VersityGW
+		return cfg, serverbin.VersityGW, nil
+	case SeaweedFS:
+		return cfg, serverbin.SeaweedFS, nil
+	}
+	return cfg, serverbin.Server{}, fmt.Errorf("%w: S3 backend %q (want %q or %q)", ErrInvalidConfig, cfg.Backend, VersityGW, SeaweedFS)
+}
+
+// s3TLS is the serving certificate and key files.
+type s3TLS struct{ cert, key string }
+
+// startVersityGW starts versitygw on one free port, serving HTTPS with an
+// unauthenticated /healthz.
+func (s *S3Server) startVersityGW(bin string, t s3TLS) error {
+	port, err := FreePort()
+	if err != nil {
+		return err
+	}
+	s.Endpoint = fmt.Sprintf("127.0.0.1:%d", port)
+	s.URL = "https://" + s.Endpoint
+	s.proc, err = process.Start(process.Config{
+		Name: s.Name, Path: bin,
+		Args:    []string{"--addr", s.Endpoint, "--cert", t.cert, "--key", t.key, "--health", "/healthz", filepath.Join(s.Dir, "data")},
+		Env:     []string{"ROOT_ACCESS_KEY=" + s.AccessKey, "ROOT_SECRET_KEY=" + s.SecretKey},
+		LogPath: filepath.Join(s.Dir, s.Name+".log"),
+	})
+	return err
 }
 
 // Client returns an S3 client for the root user (path-style, us-east-1).
@@ -153,8 +212,16 @@ func (s *S3Server) CreateBucket(ctx context.Context, name string) error {
 	return nil
 }
 
-// Stop stops the server.
-func (s *S3Server) Stop() error { return s.proc.Stop() }
+// Stop stops the server and removes what it left outside its directory.
+func (s *S3Server) Stop() error { return errors.Join(s.proc.Stop(), s.clean()) }
+
+// clean runs the backend's cleanup once the process has exited.
+func (s *S3Server) clean() error {
+	if s.cleanup == nil || s.proc.Running() {
+		return nil
+	}
+	return s.cleanup()
+}
 
 // Process returns the server's process.
 func (s *S3Server) Process() *process.Process { return s.proc }
