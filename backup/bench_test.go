@@ -194,7 +194,7 @@ func startS3Bench(b *testing.B) *s3Env {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = env.Stop() })
-	srv, err := env.StartS3(context.Background(), localenv.S3Config{Buckets: []string{"velero-backups"}})
+	srv, err := env.StartS3(context.Background(), localenv.S3Config{Backend: localenv.S3BackendFromEnv(), Buckets: []string{"velero-backups"}})
 	require.NoError(b, err)
 	return &s3Env{env: env, s3: srv,
 		creds:  backup.Credentials{Bucket: "velero-backups", Endpoint: srv.Endpoint, AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey},

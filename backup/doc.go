@@ -94,5 +94,8 @@
 // against real servers from the local environment: versitygw v1.8.0 over
 // TLS with SigV4 credentials, kube-apiservers, and Velero v1.18.3 with
 // velero-plugin-for-aws v1.14.3 running out of cluster (API objects only:
-// there is no node agent). They are skipped under -short.
+// there is no node agent). They are skipped under -short. With
+// TENANTKIT_S3_BACKEND=seaweedfs (`make test-seaweedfs`) the same tests run
+// against SeaweedFS's `weed mini`, the store Cozystack runs, instead of
+// versitygw.
 package backup

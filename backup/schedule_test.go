@@ -87,8 +87,7 @@ func deleteScheduleBackups(t *testing.T, ctx context.Context, a *cluster, e *s3E
 	left, err := a.velero.ScheduleBackups(ctx, name)
 	require.NoError(t, err)
 	require.Empty(t, left)
-	inBucket, err := e.store(t, backup.StoreConfig{}).ListBackups(ctx)
-	require.NoError(t, err)
+	inBucket := e.backupsInBucket(t, ctx, e.store(t, backup.StoreConfig{}))
 	require.False(t, slices.ContainsFunc(inBucket, func(n string) bool { return strings.HasPrefix(n, name+"-") }), inBucket)
 }
 

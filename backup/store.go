@@ -140,6 +140,11 @@ func (s *Store) backupKey(name, file string) string { return s.key("backups", na
 // ListBackups returns the names of the backups in the bucket (the folders
 // under <prefix>/backups/), sorted. It lists with a delimiter, so it costs
 // one request per 1,000 backups and reads no backup's files.
+//
+// On SeaweedFS (what Cozystack runs) a deleted backup's folder stays listed
+// until SeaweedFS removes empty folders, two minutes or more after the last
+// object in it was deleted; Backup and Verify return ErrNotFound for it.
+// Velero's own bucket listing sees the same folders.
 func (s *Store) ListBackups(ctx context.Context) ([]string, error) {
 	folders, err := s.listFolders(ctx, s.key("backups")+"/")
 	if err != nil {
