@@ -9,7 +9,7 @@ export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 TEST_MODULES ?= oidc/internal/apiserverauthn
 GOTEST_FLAGS ?= -timeout 45m
 
-.PHONY: all tools test test-short bench demo lint
+.PHONY: all tools test test-short test-seaweedfs bench demo lint
 
 all: test
 
@@ -25,6 +25,12 @@ test: tools
 ## test-short: unit tests only (no servers started)
 test-short:
 	$(GO) test -short ./...
+
+## test-seaweedfs: the backup tests against SeaweedFS `weed mini` (what Cozystack runs) instead
+## of versitygw; opt-in, not part of test: weed's cold build takes several minutes
+test-seaweedfs:
+	$(GO) run ./internal/serverbin/buildservers etcd kube-apiserver velero velero-plugin-for-aws weed
+	TENANTKIT_S3_BACKEND=seaweedfs $(GO) test $(GOTEST_FLAGS) ./backup/...
 
 ## bench: benchmarks, reported as ratios against a baseline in the same run
 bench: tools
