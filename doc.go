@@ -12,7 +12,7 @@
 // kubeconfig Secret. tenantkit models that object and reaches everything
 // around it from one handle, so no caller derives a name by hand:
 //
-//	cl, err := tenant.NewCluster(mgmt, tenant.ClusterRef{Namespace: "tenant-acme", Name: "prod"}, tenant.Config{})
+//	cl, err := cozystack.NewCluster(mgmt, ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, cozystack.Config{})
 //	k, err := cl.Kubernetes(ctx)                   // the application, typed (unknown fields kept)
 //	err = k.Validate(platform)                     // the chart's render failures, as typed errors
 //	spec, err := cl.AuthenticationSpec(ctx)        // → oidc.RenderAuthentication
@@ -22,10 +22,22 @@
 //
 // # Packages
 //
+// Imports flow one way, from the smallest package up: ref ← tenant ← oidc;
+// gpushare, backup and etcdrelocate stand on their own; cozystack joins
+// them. A program that needs the model alone compiles ref and tenant only
+// (the dependency test at the module root keeps it so).
+//
+//   - [github.com/cozystack/tenantkit/ref]: a tenant cluster's reference
+//     and every name Cozystack derives from it (release, Secrets, OIDC
+//     client ID, tenant groups), and the tenant namespace hierarchy.
 //   - [github.com/cozystack/tenantkit/tenant]: the tenant cluster model —
-//     Cozystack's Kubernetes application values, validation, names, the
-//     tenant hierarchy, kubeconfigs — and the cluster handle above. Start
-//     here.
+//     Cozystack's Kubernetes and Tenant application values, the chart's
+//     checks, defaults, addons, services of the tenant hierarchy. Pure:
+//     no cluster access.
+//   - [github.com/cozystack/tenantkit/cozystack]: a management cluster's
+//     applications (apply, read, list, delete) and the handle on one tenant
+//     cluster above, which hands the other packages their inputs. Start
+//     here for live clusters.
 //   - [github.com/cozystack/tenantkit/oidc]: per-cluster OIDC audiences, so
 //     a token for cluster A is refused by cluster B: render the apiserver
 //     AuthenticationConfiguration, Keycloak clients, user kubeconfigs and
@@ -42,8 +54,8 @@
 //
 // Each package's doc teaches its flow and lists its errors (sentinels to
 // branch on with errors.Is, typed errors with details); integrators' fakes
-// and fixtures live in <pkg>test packages (tenanttest, oidctest,
-// gpusharetest, backuptest, etcdrelocatetest).
+// and fixtures live in <pkg>test packages (tenanttest, cozystacktest,
+// oidctest, gpusharetest, backuptest, etcdrelocatetest).
 //
 // # Examples and the local environment
 //

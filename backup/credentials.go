@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -44,6 +45,10 @@ func CredentialsSecretName(bucket, user string) string {
 // user: bucket-<bucket>-<user>.
 func BucketInfoSecretName(bucket, user string) string { return "bucket-" + bucket + "-" + user }
 
+// BucketInfoKey is the key of a COSI bucket-<bucket>-<user> Secret that
+// holds the BucketInfo JSON document.
+const BucketInfoKey = "BucketInfo"
+
 // LoadCredentials reads the credentials of user on Bucket bucket in
 // namespace: from the Secret bucket-<bucket>-<user>-credentials, or, when
 // that Secret does not exist, from the COSI Secret bucket-<bucket>-<user>.
@@ -54,7 +59,7 @@ func LoadCredentials(ctx context.Context, kube kubernetes.Interface, namespace, 
 	name := CredentialsSecretName(bucket, user)
 	s, err := secrets.Get(ctx, name, metav1.GetOptions{})
 	if err == nil {
-		return ParseCredentialsSecret(name, s.Data)
+		return CredentialsFromSecret(s)
 	}
 	if !apierrors.IsNotFound(err) {
 		return Credentials{}, fmt.Errorf("get secret %s/%s: %w", namespace, name, err)
@@ -67,11 +72,23 @@ func LoadCredentials(ctx context.Context, kube kubernetes.Interface, namespace, 
 	if err != nil {
 		return Credentials{}, fmt.Errorf("get secret %s/%s: %w", namespace, cosi, err)
 	}
-	info, ok := s.Data["BucketInfo"]
-	if !ok {
-		return Credentials{}, &SecretError{Secret: cosi, Key: "BucketInfo", Reason: "missing"}
+	return CredentialsFromSecret(s)
+}
+
+// CredentialsFromSecret reads a Bucket's credentials from either Secret
+// Cozystack writes for a Bucket user, without a cluster: the COSI Secret
+// (key BucketInfoKey, see ParseBucketInfo) or the
+// bucket-<bucket>-<user>-credentials Secret (keys bucketName, endpoint,
+// accessKey, secretKey, see ParseCredentialsSecret). A malformed Secret
+// gives a *SecretError naming the Secret and key, never the secret key.
+func CredentialsFromSecret(s *corev1.Secret) (Credentials, error) {
+	if s == nil {
+		return Credentials{}, &SecretError{Secret: "<nil>", Key: BucketInfoKey, Reason: "missing"}
 	}
-	return ParseBucketInfo(cosi, info)
+	if info, ok := s.Data[BucketInfoKey]; ok {
+		return ParseBucketInfo(s.Name, info)
+	}
+	return ParseCredentialsSecret(s.Name, s.Data)
 }
 
 // ParseCredentialsSecret parses the data of a bucket-<bucket>-<user>-credentials
@@ -131,12 +148,12 @@ type bucketInfo struct {
 func ParseBucketInfo(secretName string, data []byte) (Credentials, error) {
 	var info bucketInfo
 	if err := json.Unmarshal(data, &info); err != nil {
-		return Credentials{}, &SecretError{Secret: secretName, Key: "BucketInfo", Reason: "not valid JSON: " + jsonErrorSummary(err)}
+		return Credentials{}, &SecretError{Secret: secretName, Key: BucketInfoKey, Reason: "not valid JSON: " + jsonErrorSummary(err)}
 	}
 	field := func(path, v string) (string, error) {
 		v = strings.TrimSpace(v)
 		if v == "" {
-			return "", &SecretError{Secret: secretName, Key: "BucketInfo", Reason: path + " is missing or empty"}
+			return "", &SecretError{Secret: secretName, Key: BucketInfoKey, Reason: path + " is missing or empty"}
 		}
 		return v, nil
 	}
@@ -147,14 +164,14 @@ func ParseBucketInfo(secretName string, data []byte) (Credentials, error) {
 	}
 	s3 := info.Spec.SecretS3
 	if s3 == nil {
-		return Credentials{}, &SecretError{Secret: secretName, Key: "BucketInfo", Reason: "spec.secretS3 is missing"}
+		return Credentials{}, &SecretError{Secret: secretName, Key: BucketInfoKey, Reason: "spec.secretS3 is missing"}
 	}
 	endpoint, err := field("spec.secretS3.endpoint", s3.Endpoint)
 	if err != nil {
 		return Credentials{}, err
 	}
 	if c.Endpoint, err = bareHost(endpoint); err != nil {
-		return Credentials{}, &SecretError{Secret: secretName, Key: "BucketInfo", Reason: "spec.secretS3.endpoint: " + err.Error()}
+		return Credentials{}, &SecretError{Secret: secretName, Key: BucketInfoKey, Reason: "spec.secretS3.endpoint: " + err.Error()}
 	}
 	if c.AccessKeyID, err = field("spec.secretS3.accessKeyID", s3.AccessKeyID); err != nil {
 		return Credentials{}, err

@@ -89,7 +89,7 @@ func TestLoadCredentials_fallsBackToCOSISecret(t *testing.T) {
 
 	_, err = kube.CoreV1().Secrets("tenant-a").Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "bucket-backups-velero"},
-		Data:       map[string][]byte{"BucketInfo": []byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org","accessKeyID":"AK","accessSecretKey":"SK"}}}`)},
+		Data:       map[string][]byte{backup.BucketInfoKey: []byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org","accessKeyID":"AK","accessSecretKey":"SK"}}}`)},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	got, err := backup.LoadCredentials(ctx, kube, "tenant-a", "backups", "velero")
@@ -104,4 +104,31 @@ func TestLoadCredentials_fallsBackToCOSISecret(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "bucket-91bbb59f-7d0c", got.Bucket, "the -credentials Secret wins")
 	require.NotContains(t, got.String(), got.SecretAccessKey)
+}
+
+// CredentialsFromSecret reads either Secret without a cluster: the COSI
+// Secret by its BucketInfo key, the -credentials Secret by its four keys.
+func TestCredentialsFromSecret(t *testing.T) {
+	cosi := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bucket-backups-velero"},
+		Data: map[string][]byte{backup.BucketInfoKey: []byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org:8443","accessKeyID":"AK","accessSecretKey":"SK"}}}`)}}
+	got, err := backup.CredentialsFromSecret(cosi)
+	require.NoError(t, err)
+	require.Equal(t, backup.Credentials{Bucket: "bucket-1", Endpoint: "s3.example.org:8443", AccessKeyID: "AK", SecretAccessKey: "SK"}, got)
+
+	plain := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bucket-backups-velero-credentials"}, Data: credentialsData()}
+	got, err = backup.CredentialsFromSecret(plain)
+	require.NoError(t, err)
+	require.Equal(t, "bucket-91bbb59f-7d0c", got.Bucket)
+
+	cosi.Data[backup.BucketInfoKey] = []byte(`{"spec":{"bucketName":"bucket-1"}}`)
+	_, err = backup.CredentialsFromSecret(cosi)
+	var se *backup.SecretError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, "bucket-backups-velero", se.Secret)
+	require.Equal(t, backup.BucketInfoKey, se.Key)
+
+	_, err = backup.CredentialsFromSecret(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "other"}})
+	require.ErrorIs(t, err, backup.ErrInvalidSecret, "neither layout")
+	_, err = backup.CredentialsFromSecret(nil)
+	require.ErrorIs(t, err, backup.ErrInvalidSecret)
 }

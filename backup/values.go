@@ -1,6 +1,7 @@
 package backup
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -124,14 +125,19 @@ func CredentialsFile(c Credentials) string {
 // YAML renders the values as YAML, ready for valuesOverride.
 func (v Values) YAML() ([]byte, error) { return yaml.Marshal(v) }
 
-// AddonPatch renders a merge patch for a Cozystack Kubernetes resource that
-// enables the Velero addon with these values
-// (spec.addons.velero.{enabled,valuesOverride}), as YAML.
-func (v Values) AddonPatch() ([]byte, error) {
-	patch := map[string]any{"spec": map[string]any{"addons": map[string]any{
-		"velero": map[string]any{"enabled": true, "valuesOverride": v},
-	}}}
-	return yaml.Marshal(patch)
+// Override returns the values as the map a Kubernetes application's
+// spec.addons.velero.valuesOverride holds (package tenant's Addon), with
+// Helm's types: strings, booleans, lists and maps.
+func (v Values) Override() (map[string]any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("backup: encode values: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("backup: encode values: %w", err)
+	}
+	return m, nil
 }
 
 // String renders the values without the secret key, for logs.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/tenantkit/backup"
 )
@@ -31,9 +32,11 @@ func TestAddonValues(t *testing.T) {
 	out, err := v.YAML()
 	require.NoError(t, err)
 	golden(t, "values", out)
-	patch, err := v.AddonPatch()
+	override, err := v.Override()
 	require.NoError(t, err)
-	golden(t, "addon-patch", patch)
+	fromOverride, err := yaml.Marshal(override)
+	require.NoError(t, err)
+	require.Equal(t, string(out), string(fromOverride), "valuesOverride holds exactly the values")
 	require.NotContains(t, v.String(), "SK")
 
 	v, err = backup.AddonValues(creds, backup.ValuesOptions{Prefix: "velero", Region: "eu-1", LocationName: "primary"})

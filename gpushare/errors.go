@@ -43,10 +43,6 @@ var (
 	// out of range.
 	ErrInvalidConfig = errors.New("invalid configuration")
 
-	// ErrHAMiRequiresGPUOperator is the Cozystack chart's refusal to enable
-	// the HAMi addon without the GPU Operator addon.
-	ErrHAMiRequiresGPUOperator = errors.New("addons.hami requires addons.gpuOperator to be enabled")
-
 	// ErrUnencodable means a value cannot be written in the requested
 	// format, e.g. a GPU type containing a comma in the colon/comma
 	// registration string.

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/tenantkit/gpushare"
 )
@@ -96,35 +97,24 @@ func ExampleDecodePodDevices() {
 	// container 1: GPU-aaaa 16384 MiB 0 cores
 }
 
-func ExampleAddons_YAML() {
-	y, err := gpushare.Addons{GPUOperator: true, HAMi: true}.YAML()
+func ExampleHAMiSettings_Values() {
+	values, err := gpushare.HAMiSettings{NodePolicy: gpushare.NodeSpread}.Values()
 	if err != nil {
 		fmt.Println(err)
+		return
 	}
+	y, _ := yaml.Marshal(values)
 	fmt.Print(string(y))
-	_, err = gpushare.Addons{HAMi: true}.YAML()
-	fmt.Println(err)
 	// Output:
-	// addons:
-	//   gpuOperator:
-	//     enabled: true
-	//     valuesOverride:
-	//       gpu-operator:
-	//         devicePlugin:
-	//           enabled: false
-	//   hami:
-	//     enabled: true
-	//     valuesOverride:
-	//       hami:
-	//         devicePlugin:
-	//           deviceCoreScaling: 1
-	//           deviceMemoryScaling: 1
-	//           deviceSplitCount: 10
-	//         scheduler:
-	//           defaultSchedulerPolicy:
-	//             gpuSchedulerPolicy: spread
-	//             nodeSchedulerPolicy: binpack
-	// addons.hami requires addons.gpuOperator to be enabled
+	// hami:
+	//   devicePlugin:
+	//     deviceCoreScaling: 1
+	//     deviceMemoryScaling: 1
+	//     deviceSplitCount: 10
+	//   scheduler:
+	//     defaultSchedulerPolicy:
+	//       gpuSchedulerPolicy: spread
+	//       nodeSchedulerPolicy: spread
 }
 
 func ExampleImageIsolation() {

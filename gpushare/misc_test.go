@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
@@ -69,30 +70,72 @@ func TestWhatIf(t *testing.T) {
 	require.ErrorIs(t, err, gpushare.ErrInvalidRequest)
 }
 
-func TestAddonValues(t *testing.T) {
-	_, err := gpushare.Addons{HAMi: true}.Values()
-	require.ErrorIs(t, err, gpushare.ErrHAMiRequiresGPUOperator)
-	require.EqualError(t, err, "addons.hami requires addons.gpuOperator to be enabled")
-
-	y, err := gpushare.Addons{GPUOperator: true, HAMi: true}.YAML()
+// HAMi's values round-trip: what Values writes, ParseHAMiValues reads back
+// as the same settings, and Config follows them.
+func TestHAMiSettings(t *testing.T) {
+	tuned := gpushare.HAMiSettings{SplitCount: 4, MemoryScaling: 1.5, CoreScaling: 1, NodePolicy: gpushare.NodeSpread,
+		GPUPolicy: gpushare.GPUBinpack, Resources: gpushare.ResourceNames{GPU: "example.com/gpu"}, SkipWebhookDefaults: true}
+	values, err := tuned.Values()
 	require.NoError(t, err)
-	golden(t, "addons-hami-defaults", y)
-
-	y, err = gpushare.Addons{GPUOperator: true, HAMi: true, HAMiSettings: gpushare.HAMiSettings{
-		SplitCount: 4, MemoryScaling: 1.5, NodePolicy: gpushare.NodeSpread, GPUPolicy: gpushare.GPUBinpack}}.YAML()
+	y, err := yaml.Marshal(values)
 	require.NoError(t, err)
-	golden(t, "addons-hami-tuned", y)
-
-	y, err = gpushare.Addons{GPUOperator: true}.YAML()
+	golden(t, "hami-values-tuned", y)
+	var decoded map[string]any
+	require.NoError(t, yaml.Unmarshal(y, &decoded), "as the API returns it")
+	back, err := gpushare.ParseHAMiValues(decoded)
 	require.NoError(t, err)
-	golden(t, "addons-gpu-operator-only", y)
+	require.Equal(t, tuned, back)
 
-	_, err = gpushare.Addons{GPUOperator: true, HAMi: true, HAMiSettings: gpushare.HAMiSettings{GPUPolicy: "pack"}}.Values()
-	require.ErrorIs(t, err, gpushare.ErrInvalidConfig)
-	cfg, err := gpushare.HAMiSettings{NodePolicy: gpushare.NodeSpread}.Config()
+	defaults, err := gpushare.HAMiSettings{}.Values()
 	require.NoError(t, err)
-	require.Equal(t, gpushare.NodeSpread, cfg.NodePolicy)
+	y, err = yaml.Marshal(defaults)
+	require.NoError(t, err)
+	golden(t, "hami-values-defaults", y)
+
+	cfg, err := tuned.Config()
+	require.NoError(t, err)
+	require.Equal(t, gpushare.Config{NodePolicy: gpushare.NodeSpread, GPUPolicy: gpushare.GPUBinpack,
+		Resources: gpushare.ResourceNames{GPU: "example.com/gpu"}, SkipWebhookDefaults: true}, cfg)
+	cfg, err = gpushare.HAMiSettings{NodePolicy: gpushare.NodeSpread}.Config()
+	require.NoError(t, err)
 	require.Equal(t, gpushare.GPUSpread, cfg.GPUPolicy)
+
+	_, err = gpushare.HAMiSettings{GPUPolicy: "pack"}.Values()
+	require.ErrorIs(t, err, gpushare.ErrInvalidConfig)
+}
+
+func TestParseHAMiValues(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		values  map[string]any
+		want    gpushare.HAMiSettings
+		wantErr error
+	}{
+		{"nothing set: the chart defaults", nil, gpushare.HAMiSettings{}, nil},
+		{"policies", map[string]any{"hami": map[string]any{"scheduler": map[string]any{"defaultSchedulerPolicy": map[string]any{
+			"nodeSchedulerPolicy": "spread", "gpuSchedulerPolicy": "mutex,binpack"}}}},
+			gpushare.HAMiSettings{NodePolicy: gpushare.NodeSpread, GPUPolicy: "mutex,binpack"}, nil},
+		{"resource names and no webhook", map[string]any{"hami": map[string]any{"resourceName": "example.com/gpu", "resourceMem": "example.com/gpumem",
+			"resourceMemPercentage": "example.com/gpumem-percentage", "resourceCores": "example.com/gpucores",
+			"scheduler": map[string]any{"admissionWebhook": map[string]any{"enabled": false}}}},
+			gpushare.HAMiSettings{Resources: gpushare.ResourceNames{GPU: "example.com/gpu", Memory: "example.com/gpumem",
+				MemoryPercentage: "example.com/gpumem-percentage", Cores: "example.com/gpucores"}, SkipWebhookDefaults: true}, nil},
+		{"split count as an int", map[string]any{"hami": map[string]any{"devicePlugin": map[string]any{"deviceSplitCount": int64(4)}}},
+			gpushare.HAMiSettings{SplitCount: 4}, nil},
+		{"unknown policy", map[string]any{"hami": map[string]any{"scheduler": map[string]any{"defaultSchedulerPolicy": map[string]any{"nodeSchedulerPolicy": "random"}}}},
+			gpushare.HAMiSettings{}, gpushare.ErrInvalidConfig},
+		{"wrong type", map[string]any{"hami": map[string]any{"resourceName": int64(1)}}, gpushare.HAMiSettings{}, gpushare.ErrInvalidConfig},
+		{"webhook switch of the wrong type", map[string]any{"hami": map[string]any{"scheduler": map[string]any{"admissionWebhook": map[string]any{"enabled": "no"}}}},
+			gpushare.HAMiSettings{}, gpushare.ErrInvalidConfig},
+		{"split count not a number", map[string]any{"hami": map[string]any{"devicePlugin": map[string]any{"deviceSplitCount": "4"}}},
+			gpushare.HAMiSettings{}, gpushare.ErrInvalidConfig},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := gpushare.ParseHAMiValues(tt.values)
+			require.ErrorIs(t, err, tt.wantErr)
+			require.Equal(t, tt.want, got)
+		})
+	}
 }
 
 func TestIsolation(t *testing.T) {

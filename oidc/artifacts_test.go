@@ -9,18 +9,19 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/tenant"
 )
 
 func TestKeycloakObjects(t *testing.T) {
-	data, err := acme.KeycloakYAML()
+	data, err := oidc.KeycloakYAML(acme)
 	require.NoError(t, err)
 	golden(t, "keycloak", data)
 
-	client := acme.KeycloakClient()
+	client := oidc.NewKeycloakClient(acme)
 	require.True(t, client.Spec.Public)
 	require.Equal(t, "S256", client.Spec.Attributes["pkce.code.challenge.method"])
 	require.Equal(t, []string{"groups", acme.AudienceScope()}, client.Spec.DefaultClientScopes)
-	mapper := acme.KeycloakClientScope().Spec.ProtocolMappers[0]
+	mapper := oidc.NewKeycloakClientScope(acme).Spec.ProtocolMappers[0]
 	require.Equal(t, "oidc-audience-mapper", mapper.ProtocolMapper)
 	require.Equal(t, acme.ClientID(), mapper.Config["included.client.audience"])
 	require.Equal(t, "true", mapper.Config["id.token.claim"])
@@ -53,7 +54,7 @@ func TestKubeconfig(t *testing.T) {
 }
 
 func TestBindings(t *testing.T) {
-	bindings, err := acme.Bindings([]oidc.User{{Email: "alice@example.org", Role: oidc.RoleAdmin}, {Email: "bob@example.org", Role: oidc.RoleView}})
+	bindings, err := oidc.Bindings(acme, []tenant.OIDCUser{{Email: "alice@example.org", Role: tenant.RoleAdmin}, {Email: "bob@example.org", Role: tenant.RoleView}})
 	require.NoError(t, err)
 	data, err := yaml.Marshal(bindings)
 	require.NoError(t, err)
@@ -62,19 +63,19 @@ func TestBindings(t *testing.T) {
 	// printf 'kubernetes-prod-alice@example.org' | sha256sum | cut -c1-16
 	require.Equal(t, "cozystack-oidc-8a64bbdb80d70d82", oidc.BindingName("kubernetes-prod", "alice@example.org"))
 
-	for name, users := range map[string][]oidc.User{
-		"empty email":  {{Role: oidc.RoleView}},
+	for name, users := range map[string][]tenant.OIDCUser{
+		"empty email":  {{Role: tenant.RoleView}},
 		"unknown role": {{Email: "a@b", Role: "owner"}},
-		"duplicate":    {{Email: "a@b", Role: oidc.RoleView}, {Email: "a@b", Role: oidc.RoleAdmin}},
+		"duplicate":    {{Email: "a@b", Role: tenant.RoleView}, {Email: "a@b", Role: tenant.RoleAdmin}},
 	} {
-		_, err := acme.Bindings(users)
+		_, err := oidc.Bindings(acme, users)
 		require.ErrorIs(t, err, oidc.ErrInvalidUser, name)
 	}
 }
 
 func TestPlanRBAC(t *testing.T) {
-	users := []oidc.User{{Email: "alice@example.org", Role: oidc.RoleAdmin}, {Email: "bob@example.org", Role: oidc.RoleView}}
-	desired, err := acme.Bindings(users)
+	users := []tenant.OIDCUser{{Email: "alice@example.org", Role: tenant.RoleAdmin}, {Email: "bob@example.org", Role: tenant.RoleView}}
+	desired, err := oidc.Bindings(acme, users)
 	require.NoError(t, err)
 	byEmail := func(bs []rbacv1.ClusterRoleBinding, email string) rbacv1.ClusterRoleBinding {
 		for _, b := range bs {

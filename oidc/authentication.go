@@ -1,65 +1,33 @@
 package oidc
 
 import (
-	"fmt"
-	"path"
 	"strings"
 
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	"sigs.k8s.io/yaml"
 )
 
-// Mode selects which issuer a tenant cluster trusts (the Kubernetes
-// application's spec.oidc.mode).
-type Mode string
-
-const (
-	// ModeNone turns OIDC off; the empty Mode means the same.
-	ModeNone Mode = "None"
-	// ModeSystem trusts the platform Keycloak realm "cozy" through a
-	// per-cluster public client and audience.
-	ModeSystem Mode = "System"
-	// ModeCustomConfig trusts an issuer the tenant brings, described by its
-	// own AuthenticationConfiguration.
-	ModeCustomConfig Mode = "CustomConfig"
-)
-
-// Where the apiserver finds the configuration.
-const (
-	// AuthnConfigVolume is the name of the apiserver volume holding the
-	// configuration; user volumes may not take it.
-	AuthnConfigVolume = "authentication-config"
-	// AuthnConfigDir is where that volume is mounted.
-	AuthnConfigDir = "/etc/kubernetes/authentication-config"
-)
-
-// DefaultKubernetesVersion is the tenant Kubernetes version assumed when
-// AuthenticationSpec.KubernetesVersion is empty (Cozystack's default).
-const DefaultKubernetesVersion = "v1.35"
-
-// CustomConfig is the tenant's own AuthenticationConfiguration in
-// CustomConfig mode: exactly one of Config and SecretRef.
-type CustomConfig struct {
-	// Config is an inline AuthenticationConfiguration (YAML). It is
-	// validated and stored verbatim.
-	Config string
-	// SecretRef names a Secret in the tenant namespace whose key
-	// config.yaml holds the configuration; it is mounted as it is.
-	SecretRef string
-}
-
-// AuthenticationSpec is what RenderAuthentication needs. The zero value
-// (ModeNone) renders nothing.
+// AuthenticationSpec is what RenderAuthentication needs: the parts of a
+// Kubernetes application that decide the apiserver's authentication, and
+// the platform's issuer. AuthenticationSpecFor fills it from the model.
+// The zero value (OIDC off) renders nothing.
 type AuthenticationSpec struct {
 	// Cluster is the tenant cluster; its client ID is the audience.
-	Cluster Cluster
-	// Mode selects the issuer.
-	Mode Mode
+	Cluster ref.Cluster
+	// OIDC is the application's spec.oidc: the mode and, in CustomConfig
+	// mode, the tenant's own configuration.
+	OIDC tenant.OIDC
 	// KubernetesVersion of the tenant apiserver picks the config API
-	// version. Default DefaultKubernetesVersion.
-	KubernetesVersion string
+	// version. Default tenant.DefaultVersion.
+	KubernetesVersion tenant.Version
+	// APIServer is the application's spec.controlPlane.apiServer: its
+	// extraArgs and extraVolumes must not collide with the rendered
+	// configuration.
+	APIServer tenant.APIServer
 	// RootHost is the platform's root host; System mode trusts
 	// SystemIssuerURL(RootHost).
 	RootHost string
@@ -69,20 +37,25 @@ type AuthenticationSpec struct {
 	// CertificateAuthority is the PEM bundle the apiserver uses to reach a
 	// System issuer with a private CA. Empty means the system roots.
 	CertificateAuthority []byte
-	// Custom is the tenant's configuration in CustomConfig mode.
-	Custom CustomConfig
-	// ExtraArgs are the user's extra apiserver flags; --oidc-* and
-	// --authentication-config are refused while OIDC is on.
-	ExtraArgs []string
-	// ExtraVolumes are the names of the user's extra apiserver volumes;
-	// AuthnConfigVolume is refused while OIDC is on.
-	ExtraVolumes []string
+}
+
+// AuthenticationSpecFor returns the input of RenderAuthentication for
+// application k on platform p: its reference, spec.oidc, version and
+// apiserver settings, and the platform's root host.
+func AuthenticationSpecFor(k *tenant.Kubernetes, p tenant.Platform) AuthenticationSpec {
+	return AuthenticationSpec{
+		Cluster:           k.Ref(),
+		OIDC:              k.Spec.OIDC,
+		KubernetesVersion: k.Spec.Version,
+		APIServer:         k.Spec.ControlPlane.APIServer,
+		RootHost:          p.RootHost,
+	}
 }
 
 // Authentication is what a tenant apiserver needs for its OIDC mode.
 type Authentication struct {
 	// Mode is the rendered mode.
-	Mode Mode
+	Mode tenant.OIDCMode
 	// APIVersion is the config API version rendered.
 	APIVersion string
 	// Config is the configuration; nil in ModeNone and with a SecretRef.
@@ -103,39 +76,37 @@ type Authentication struct {
 
 // RenderAuthentication renders the apiserver side of a tenant cluster's OIDC
 // mode. Every configuration it returns has passed the apiserver's own
-// validation. It refuses what the Cozystack chart refuses: System mode
-// without an issuer, CustomConfig with both or neither source, legacy
-// --oidc-* flags and a user volume named authentication-config.
+// validation. It first refuses what the Cozystack chart refuses, with
+// package tenant's validation (a *tenant.ValidationError: an unknown mode,
+// CustomConfig with both or neither source, legacy --oidc-* flags, a user
+// volume named authentication-config while OIDC is on), and System mode
+// without an issuer (ErrNoIssuer).
 func RenderAuthentication(spec AuthenticationSpec) (*Authentication, error) {
-	mode := spec.Mode
-	if mode == "" {
-		mode = ModeNone
-	}
-	switch mode {
-	case ModeNone:
-		return &Authentication{Mode: ModeNone}, nil
-	case ModeSystem, ModeCustomConfig:
-	default:
-		return nil, fmt.Errorf("%w: %q (want None, System or CustomConfig)", ErrUnknownMode, spec.Mode)
-	}
-	if err := spec.Cluster.validate(); err != nil {
+	values := tenant.KubernetesSpec{Version: spec.KubernetesVersion, OIDC: spec.OIDC,
+		ControlPlane: tenant.ControlPlane{APIServer: spec.APIServer}}
+	if err := values.ValidateAuthentication(); err != nil {
 		return nil, err
 	}
-	if err := checkUserAPIServerSettings(spec.ExtraArgs, spec.ExtraVolumes); err != nil {
+	mode := spec.OIDC.Mode
+	if !spec.OIDC.On() {
+		return &Authentication{Mode: tenant.OIDCNone}, nil
+	}
+	if err := checkCluster(spec.Cluster); err != nil {
 		return nil, err
 	}
 	kv := spec.KubernetesVersion
 	if kv == "" {
-		kv = DefaultKubernetesVersion
+		kv = tenant.DefaultVersion
 	}
-	gv, err := APIVersionFor(kv)
+	gv, err := APIVersionFor(string(kv))
 	if err != nil {
 		return nil, err
 	}
 	out := &Authentication{Mode: mode, APIVersion: gv.String()}
-	secretName := spec.Cluster.AuthnConfigSecret()
+	secretName := spec.Cluster.OIDCAuthnConfigSecret()
+	custom := spec.OIDC.CustomConfig
 	switch {
-	case mode == ModeSystem:
+	case mode == tenant.OIDCSystem:
 		issuer := spec.IssuerURL
 		if issuer == "" && spec.RootHost != "" {
 			issuer = SystemIssuerURL(spec.RootHost)
@@ -143,42 +114,38 @@ func RenderAuthentication(spec AuthenticationSpec) (*Authentication, error) {
 		if issuer == "" {
 			return nil, ErrNoIssuer
 		}
-		jwt := spec.Cluster.JWTAuthenticator(issuer, spec.CertificateAuthority)
+		jwt := JWTAuthenticator(spec.Cluster, issuer, spec.CertificateAuthority)
 		out.Config = &apiserver.AuthenticationConfiguration{JWT: []apiserver.JWTAuthenticator{jwt}}
 		if out.YAML, err = EncodeAuthenticationConfiguration(out.Config, gv); err != nil {
 			return nil, err
 		}
-	case spec.Custom.Config != "" && spec.Custom.SecretRef != "":
-		return nil, ErrCustomConfigAmbiguous
-	case spec.Custom.Config != "":
-		if out.Config, err = ParseAuthenticationConfiguration([]byte(spec.Custom.Config)); err != nil {
+	case custom.Config != "":
+		if out.Config, err = ParseAuthenticationConfiguration([]byte(custom.Config)); err != nil {
 			return nil, err
 		}
-		out.YAML = []byte(spec.Custom.Config)
+		out.YAML = []byte(custom.Config)
 		out.APIVersion = apiVersionOf(out.YAML, out.APIVersion)
-	case spec.Custom.SecretRef != "":
-		secretName = spec.Custom.SecretRef
-	default:
-		return nil, ErrCustomConfigMissing
+	default: // the tenant's Secret (validation ensured one source)
+		secretName = custom.SecretRef.Name
 	}
 	if out.YAML != nil {
 		out.Secret = configSecret(spec.Cluster, out.YAML)
 	}
-	out.APIServerArgs = []string{"--authentication-config=" + path.Join(AuthnConfigDir, AuthnConfigKey)}
-	out.Volume = &corev1.Volume{Name: AuthnConfigVolume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+	out.APIServerArgs = []string{tenant.AuthenticationConfigFlag}
+	out.Volume = &corev1.Volume{Name: tenant.AuthenticationConfigVolume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 		SecretName: secretName,
-		Items:      []corev1.KeyToPath{{Key: AuthnConfigKey, Path: AuthnConfigKey}},
+		Items:      []corev1.KeyToPath{{Key: ref.OIDCAuthnConfigKey, Path: ref.OIDCAuthnConfigKey}},
 	}}}
-	out.VolumeMount = &corev1.VolumeMount{Name: AuthnConfigVolume, MountPath: AuthnConfigDir, ReadOnly: true}
+	out.VolumeMount = &corev1.VolumeMount{Name: tenant.AuthenticationConfigVolume, MountPath: tenant.AuthenticationConfigPath, ReadOnly: true}
 	return out, nil
 }
 
 // JWTAuthenticator returns the JWT authenticator System mode renders for
-// the cluster: issuer and CA, the cluster's client ID as the only audience,
+// cluster c: issuer and CA, the cluster's client ID as the only audience,
 // username from email (no prefix), groups from groups (no prefix), and the
 // tenant groups gate. Build a Verifier from it to check tokens the way the
 // cluster's apiserver will.
-func (c Cluster) JWTAuthenticator(issuerURL string, caPEM []byte) apiserver.JWTAuthenticator {
+func JWTAuthenticator(c ref.Cluster, issuerURL string, caPEM []byte) apiserver.JWTAuthenticator {
 	empty := ""
 	return apiserver.JWTAuthenticator{
 		Issuer: apiserver.Issuer{
@@ -187,7 +154,7 @@ func (c Cluster) JWTAuthenticator(issuerURL string, caPEM []byte) apiserver.JWTA
 			Audiences:            []string{c.ClientID()},
 		},
 		ClaimValidationRules: []apiserver.ClaimValidationRule{{
-			Expression: c.TenantGroupsGate(),
+			Expression: TenantGroupsGate(c),
 			Message:    "user must be a member of one of the tenant groups " + strings.Join(c.TenantGroups(), ", "),
 		}},
 		ClaimMappings: apiserver.ClaimMappings{
@@ -197,32 +164,16 @@ func (c Cluster) JWTAuthenticator(issuerURL string, caPEM []byte) apiserver.JWTA
 	}
 }
 
-// checkUserAPIServerSettings refuses user flags and volumes that collide
-// with the rendered configuration.
-func checkUserAPIServerSettings(args, volumes []string) error {
-	for _, a := range args {
-		if strings.HasPrefix(a, "--oidc-") || strings.HasPrefix(a, "--authentication-config") {
-			name, _, _ := strings.Cut(a, "=")
-			return fmt.Errorf("%w: %s", ErrLegacyOIDCFlag, name)
-		}
-	}
-	for _, v := range volumes {
-		if v == AuthnConfigVolume {
-			return ErrReservedVolume
-		}
-	}
-	return nil
-}
-
-func configSecret(c Cluster, data []byte) *corev1.Secret {
+// configSecret returns the Secret holding the configuration of c.
+func configSecret(c ref.Cluster, data []byte) *corev1.Secret {
 	return &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: c.AuthnConfigSecret(), Namespace: c.Namespace,
-			Labels: map[string]string{LabelManagedBy: ManagedByValue, LabelInstance: c.Release()},
+			Name: c.OIDCAuthnConfigSecret(), Namespace: c.Namespace,
+			Labels: labels(c),
 		},
 		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{AuthnConfigKey: data},
+		Data: map[string][]byte{ref.OIDCAuthnConfigKey: data},
 	}
 }
 

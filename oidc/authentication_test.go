@@ -7,9 +7,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -47,7 +50,7 @@ func TestRenderSystem(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{
-				Cluster: acme, Mode: oidc.ModeSystem, KubernetesVersion: tc.version,
+				Cluster: acme, OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}, KubernetesVersion: tenant.Version(tc.version),
 				RootHost: "example.org", CertificateAuthority: tc.ca,
 			})
 			require.NoError(t, err)
@@ -81,16 +84,16 @@ jwt:
     username: {claim: email, prefix: ""}
     groups: {claim: groups, prefix: ""}
 `
-	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, Mode: oidc.ModeCustomConfig,
-		Custom: oidc.CustomConfig{Config: inline}})
+	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme,
+		OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig, CustomConfig: tenant.CustomConfig{Config: inline}}})
 	require.NoError(t, err)
 	require.Equal(t, inline, string(auth.Secret.Data["config.yaml"]), "stored verbatim")
 	require.Equal(t, "apiserver.config.k8s.io/v1beta1", auth.APIVersion)
 	require.Equal(t, "https://login.example.com", auth.Config.JWT[0].Issuer.URL)
 	require.Empty(t, auth.Config.JWT[0].ClaimValidationRules, "no gate is injected into a custom config")
 
-	auth, err = oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, Mode: oidc.ModeCustomConfig,
-		Custom: oidc.CustomConfig{SecretRef: "my-authn"}})
+	auth, err = oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme,
+		OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig, CustomConfig: tenant.CustomConfig{SecretRef: tenant.SecretRef{Name: "my-authn"}}}})
 	require.NoError(t, err)
 	require.Nil(t, auth.Secret)
 	require.Nil(t, auth.Config)
@@ -99,17 +102,18 @@ jwt:
 }
 
 func TestRenderNone(t *testing.T) {
-	for _, mode := range []oidc.Mode{"", oidc.ModeNone} {
-		auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Mode: mode, ExtraArgs: []string{"--oidc-issuer-url=x"}})
+	for _, mode := range []tenant.OIDCMode{"", tenant.OIDCNone} {
+		auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{OIDC: tenant.OIDC{Mode: mode},
+			APIServer: tenant.APIServer{ExtraArgs: []string{"--oidc-issuer-url=x"}}})
 		require.NoError(t, err)
-		require.Equal(t, oidc.ModeNone, auth.Mode)
+		require.Equal(t, tenant.OIDCNone, auth.Mode)
 		require.Nil(t, auth.Secret)
 		require.Empty(t, auth.APIServerArgs)
 	}
 }
 
 func TestRenderRefuses(t *testing.T) {
-	system := oidc.AuthenticationSpec{Cluster: acme, Mode: oidc.ModeSystem, RootHost: "example.org"}
+	system := oidc.AuthenticationSpec{Cluster: acme, OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}, RootHost: "example.org"}
 	with := func(edit func(*oidc.AuthenticationSpec)) oidc.AuthenticationSpec {
 		s := system
 		edit(&s)
@@ -119,31 +123,31 @@ func TestRenderRefuses(t *testing.T) {
 		spec oidc.AuthenticationSpec
 		want error
 	}{
-		"unknown mode":          {with(func(s *oidc.AuthenticationSpec) { s.Mode = "Keycloak" }), oidc.ErrUnknownMode},
+		"unknown mode":          {with(func(s *oidc.AuthenticationSpec) { s.OIDC.Mode = "Keycloak" }), tenant.ErrInvalidValue},
 		"system without issuer": {with(func(s *oidc.AuthenticationSpec) { s.RootHost = "" }), oidc.ErrNoIssuer},
 		"custom with both": {with(func(s *oidc.AuthenticationSpec) {
-			s.Mode, s.Custom = oidc.ModeCustomConfig, oidc.CustomConfig{Config: "x", SecretRef: "y"}
-		}), oidc.ErrCustomConfigAmbiguous},
-		"custom with neither": {with(func(s *oidc.AuthenticationSpec) { s.Mode = oidc.ModeCustomConfig }), oidc.ErrCustomConfigMissing},
+			s.OIDC = tenant.OIDC{Mode: tenant.OIDCCustomConfig, CustomConfig: tenant.CustomConfig{Config: "x", SecretRef: tenant.SecretRef{Name: "y"}}}
+		}), tenant.ErrOIDCCustomConfigConflict},
+		"custom with neither": {with(func(s *oidc.AuthenticationSpec) { s.OIDC.Mode = tenant.OIDCCustomConfig }), tenant.ErrOIDCCustomConfigMissing},
 		"legacy oidc flag": {with(func(s *oidc.AuthenticationSpec) {
-			s.ExtraArgs = []string{"--v=2", "--oidc-issuer-url=https://x"}
-		}), oidc.ErrLegacyOIDCFlag},
+			s.APIServer.ExtraArgs = []string{"--v=2", "--oidc-issuer-url=https://x"}
+		}), tenant.ErrLegacyOIDCFlag},
 		"second authentication-config": {with(func(s *oidc.AuthenticationSpec) {
-			s.ExtraArgs = []string{"--authentication-config=/x.yaml"}
-		}), oidc.ErrLegacyOIDCFlag},
+			s.APIServer.ExtraArgs = []string{"--authentication-config=/x.yaml"}
+		}), tenant.ErrLegacyOIDCFlag},
 		"reserved volume": {with(func(s *oidc.AuthenticationSpec) {
-			s.ExtraVolumes = []string{"talos-extra", "authentication-config"}
-		}), oidc.ErrReservedVolume},
+			s.APIServer.ExtraVolumes = []corev1.Volume{secretVolume("talos-extra"), secretVolume("authentication-config")}
+		}), tenant.ErrReservedVolume},
 		"kubernetes 1.29": {with(func(s *oidc.AuthenticationSpec) { s.KubernetesVersion = "v1.29" }), oidc.ErrUnsupportedVersion},
 		"garbage version": {with(func(s *oidc.AuthenticationSpec) { s.KubernetesVersion = "latest" }), oidc.ErrUnsupportedVersion},
 		"http issuer":     {with(func(s *oidc.AuthenticationSpec) { s.IssuerURL = "http://idp.example.org" }), oidc.ErrInvalidConfig},
 		"no cluster name": {with(func(s *oidc.AuthenticationSpec) { s.Cluster.Name = "" }), oidc.ErrInvalidConfig},
-		"custom not yaml": {with(func(s *oidc.AuthenticationSpec) { s.Mode, s.Custom.Config = oidc.ModeCustomConfig, "{" }), oidc.ErrInvalidConfig},
+		"custom not yaml": {with(func(s *oidc.AuthenticationSpec) { s.OIDC = customOIDC("{") }), oidc.ErrInvalidConfig},
 		"custom bad field": {with(func(s *oidc.AuthenticationSpec) {
-			s.Mode, s.Custom.Config = oidc.ModeCustomConfig, customWith("  issuerr: x")
+			s.OIDC = customOIDC(customWith("  issuerr: x"))
 		}), oidc.ErrInvalidConfig},
 		"custom bad cel": {with(func(s *oidc.AuthenticationSpec) {
-			s.Mode, s.Custom.Config = oidc.ModeCustomConfig, customWith("  claimValidationRules:\n  - expression: claims.groups.exists(g, g == 'x')\n    message: m")
+			s.OIDC = customOIDC(customWith("  claimValidationRules:\n  - expression: claims.groups.exists(g, g == 'x')\n    message: m"))
 		}), oidc.ErrInvalidConfig},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -151,6 +155,16 @@ func TestRenderRefuses(t *testing.T) {
 			require.ErrorIs(t, err, tc.want)
 		})
 	}
+}
+
+// customOIDC returns CustomConfig mode with an inline config.
+func customOIDC(config string) tenant.OIDC {
+	return tenant.OIDC{Mode: tenant.OIDCCustomConfig, CustomConfig: tenant.CustomConfig{Config: config}}
+}
+
+// secretVolume returns an apiserver extra volume from a Secret.
+func secretVolume(name string) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name}}}
 }
 
 // customWith returns a valid v1 config with one more line in the jwt entry.
@@ -177,13 +191,13 @@ func TestConfigErrorNamesTheField(t *testing.T) {
 func TestNames(t *testing.T) {
 	require.Equal(t, "tenant-acme-kubernetes-prod", acme.ClientID())
 	require.Equal(t, "tenant-acme-kubernetes-prod-audience", acme.AudienceScope())
-	require.Equal(t, "kubernetes-prod-oidc-authn-config", acme.AuthnConfigSecret())
-	require.Equal(t, "kubernetes-prod-oidc-kubeconfig", acme.KubeconfigSecret())
+	require.Equal(t, "kubernetes-prod-oidc-authn-config", acme.OIDCAuthnConfigSecret())
+	require.Equal(t, "kubernetes-prod-oidc-kubeconfig", acme.OIDCKubeconfigSecret())
 	require.Equal(t, "https://keycloak.example.org/realms/cozy", oidc.SystemIssuerURL("example.org"))
 	require.Equal(t, []string{"tenant-acme-view", "tenant-acme-use", "tenant-acme-admin", "tenant-acme-super-admin"}, acme.TenantGroups())
 
 	// 241 + "-kubernetes-" puts a '-' at index 252: cut, then trimmed.
-	long := oidc.Cluster{Namespace: "tenant-" + repeat("a", 234), Name: "x"}
+	long := ref.Cluster{Namespace: "tenant-" + repeat("a", 234), Name: "x"}
 	id := long.ClientID()
 	require.Len(t, id, 252, "cut to 253, then the trailing '-' trimmed")
 	require.NotEqual(t, '-', rune(id[len(id)-1]))
@@ -200,7 +214,7 @@ func repeat(s string, n int) string {
 // TestRenderedConfigRoundTripsThroughYAML checks that the v1 YAML is what
 // the apiserver documents, field for field.
 func TestRenderedConfigRoundTripsThroughYAML(t *testing.T) {
-	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, Mode: oidc.ModeSystem, IssuerURL: "https://idp.example.org"})
+	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}, IssuerURL: "https://idp.example.org"})
 	require.NoError(t, err)
 	var doc map[string]any
 	require.NoError(t, yaml.Unmarshal(auth.YAML, &doc))

@@ -9,31 +9,34 @@
 //
 // # Names
 //
-// A [Cluster] is a Kubernetes application (Name) in a tenant namespace.
-// Every name Cozystack uses derives from it: the client ID and audience
-// "<namespace>-kubernetes-<name>" ([Cluster.ClientID]), the audience scope,
-// the Secrets holding the configuration and the kubeconfig, the tenant
-// groups (<namespace>-view, -use, -admin, -super-admin).
+// A tenant cluster is a ref.Cluster: a Kubernetes application (Name) in a
+// tenant namespace. Package ref derives every name Cozystack uses from it:
+// the client ID and audience "<namespace>-kubernetes-<name>"
+// (ref.Cluster.ClientID), the audience scope, the Secrets holding the
+// configuration and the kubeconfig, the tenant groups (<namespace>-view,
+// -use, -admin, -super-admin). The modes, users and roles are the model's
+// (package tenant: tenant.OIDC, tenant.OIDCUser).
 //
 // # The apiserver side
 //
-// [RenderAuthentication] turns a mode (None, System, CustomConfig) into the
+// [RenderAuthentication] turns a mode (None, System, CustomConfig; the
+// application's spec.oidc, [AuthenticationSpecFor]) into the
 // AuthenticationConfiguration file, its Secret, the --authentication-config
 // flag and the volume that mounts it. It uses k8s.io/apiserver's own types
 // and validation (CEL included), emits apiserver.config.k8s.io/v1 for
 // Kubernetes 1.34 and later and v1beta1 for 1.30 to 1.33, and refuses what
-// Cozystack's chart refuses:
+// Cozystack's chart refuses, with package tenant's validation errors:
 //
 //	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{
-//		Cluster:  oidc.Cluster{Namespace: "tenant-acme", Name: "prod"},
-//		Mode:     oidc.ModeSystem,
+//		Cluster:  ref.Cluster{Namespace: "tenant-acme", Name: "prod"},
+//		OIDC:     tenant.OIDC{Mode: tenant.OIDCSystem},
 //		RootHost: "example.org",
 //	})
 //	// auth.Secret, auth.APIServerArgs, auth.Volume, auth.VolumeMount
 //
 // In System mode the only audience is the cluster's client ID, usernames
 // are the email claim and a CEL rule admits only members of the tenant
-// groups ([Cluster.TenantGroupsGate]).
+// groups ([TenantGroupsGate]); [JWTAuthenticator] is that entry.
 //
 // # Verifying tokens
 //
@@ -46,7 +49,7 @@
 // apiserver's own JWT authenticator. Unlike the apiserver, which answers 401
 // and logs the reason, it returns the reason:
 //
-//	v, err := oidc.NewVerifier(ctx, oidc.VerifierConfig{JWT: cluster.JWTAuthenticator(issuerURL, caPEM)})
+//	v, err := oidc.NewVerifier(ctx, oidc.VerifierConfig{JWT: oidc.JWTAuthenticator(cluster, issuerURL, caPEM)})
 //	user, err := v.Verify(ctx, token)
 //	var aud *oidc.AudienceError
 //	if errors.As(err, &aud) { ... } // a token for another cluster
@@ -59,19 +62,23 @@
 //
 // # The user side
 //
-// [Cluster.KeycloakClient] and [Cluster.KeycloakClientScope] are the EDP
-// operator objects (v1.edp.epam.com/v1) for the platform realm: a public
-// client with PKCE and the audience mapper. [Kubeconfig] builds the user's
-// kubeconfig with client-go's types and an exec block for kubectl
-// oidc-login. [PlanRBAC] compares the ClusterRoleBindings users need
-// (admin: cluster-admin, view: view) with what a cluster has; the plan is a
-// printable value, [RBACPlan.Apply] carries it out and [SyncRBAC] does both.
+// [NewKeycloakClient] and [NewKeycloakClientScope] are the EDP operator
+// objects (v1.edp.epam.com/v1) for the platform realm: a public client with
+// PKCE and the audience mapper. [Kubeconfig] builds the user's kubeconfig
+// with client-go's types and an exec block for kubectl oidc-login;
+// [KubeconfigSpecFor] fills its input from the model alone, no cluster
+// needed. [PlanRBAC] compares the ClusterRoleBindings users need (admin:
+// cluster-admin, view: view) with what a cluster has; the plan is a
+// printable value. An [RBAC] client on one tenant cluster plans from what
+// the cluster has ([RBAC.Plan]), carries a plan out ([RBAC.Execute]) or
+// does both ([RBAC.Sync]).
 //
 // # Errors
 //
 // Configuration problems wrap [ErrInvalidConfig] (a [*ConfigError] lists the
-// apiserver's field errors) or one of the chart's refusals
-// ([ErrCustomConfigAmbiguous], [ErrLegacyOIDCFlag], ...). Every token
+// apiserver's field errors); the chart's refusals of the values are package
+// tenant's ([tenant.ErrOIDCCustomConfigConflict], [tenant.ErrLegacyOIDCFlag],
+// ...). Every token
 // rejection wraps one reason — [ErrExpired], [ErrAudienceMismatch],
 // [ErrRuleFailed], [ErrUnknownKey], ... — and the *XError types carry the
 // details (want and got, the expiry, the rule and its message). No error

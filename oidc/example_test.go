@@ -9,15 +9,17 @@ import (
 
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/oidc/oidctest"
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
 )
 
 // Every name Cozystack derives for a tenant cluster's OIDC objects.
 func ExampleCluster() {
-	c := oidc.Cluster{Namespace: "tenant-acme", Name: "prod"}
+	c := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
 	fmt.Println(c.ClientID())
 	fmt.Println(c.AudienceScope())
-	fmt.Println(c.AuthnConfigSecret(), oidc.AuthnConfigKey)
-	fmt.Println(c.KubeconfigSecret(), oidc.KubeconfigKey)
+	fmt.Println(c.OIDCAuthnConfigSecret(), ref.OIDCAuthnConfigKey)
+	fmt.Println(c.OIDCKubeconfigSecret(), ref.OIDCKubeconfigKey)
 	fmt.Println(oidc.SystemIssuerURL("example.org"))
 	// Output:
 	// tenant-acme-kubernetes-prod
@@ -32,8 +34,8 @@ func ExampleCluster() {
 // passed the apiserver's validation.
 func ExampleRenderAuthentication() {
 	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{
-		Cluster:           oidc.Cluster{Namespace: "tenant-acme", Name: "prod"},
-		Mode:              oidc.ModeSystem,
+		Cluster:           ref.Cluster{Namespace: "tenant-acme", Name: "prod"},
+		OIDC:              tenant.OIDC{Mode: tenant.OIDCSystem},
 		RootHost:          "example.org",
 		KubernetesVersion: "v1.35",
 	})
@@ -42,7 +44,7 @@ func ExampleRenderAuthentication() {
 		return
 	}
 	fmt.Println(auth.APIServerArgs[0])
-	fmt.Printf("Secret %s/%s key %s:\n%s", auth.Secret.Namespace, auth.Secret.Name, oidc.AuthnConfigKey, auth.YAML)
+	fmt.Printf("Secret %s/%s key %s:\n%s", auth.Secret.Namespace, auth.Secret.Name, ref.OIDCAuthnConfigKey, auth.YAML)
 	// Output:
 	// --authentication-config=/etc/kubernetes/authentication-config/config.yaml
 	// Secret tenant-acme/kubernetes-prod-oidc-authn-config key config.yaml:
@@ -77,8 +79,8 @@ func ExampleVerifier() {
 	}
 	defer iss.Close()
 
-	prod := oidc.Cluster{Namespace: "tenant-acme", Name: "prod"}
-	v, err := oidc.NewVerifier(ctx, oidc.VerifierConfig{JWT: prod.JWTAuthenticator(iss.URL(), iss.CAPEM())})
+	prod := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
+	v, err := oidc.NewVerifier(ctx, oidc.VerifierConfig{JWT: oidc.JWTAuthenticator(prod, iss.URL(), iss.CAPEM())})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -88,7 +90,7 @@ func ExampleVerifier() {
 	user, err := v.Verify(ctx, token)
 	fmt.Println(user.Username, user.Groups, err)
 
-	stage := oidc.Cluster{Namespace: "tenant-acme", Name: "stage"}
+	stage := ref.Cluster{Namespace: "tenant-acme", Name: "stage"}
 	token, _ = iss.SignClaims(iss.Claims(stage.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	_, err = v.Verify(ctx, token)
 	var aud *oidc.AudienceError
@@ -109,7 +111,7 @@ func ExampleVerifier() {
 // kubectl oidc-login with the cluster's client ID and PKCE.
 func ExampleKubeconfigYAML() {
 	data, err := oidc.KubeconfigYAML(oidc.KubeconfigSpec{
-		Cluster:   oidc.Cluster{Namespace: "tenant-acme", Name: "prod"},
+		Cluster:   ref.Cluster{Namespace: "tenant-acme", Name: "prod"},
 		Server:    "https://kubernetes-prod.acme.example.org:443",
 		IssuerURL: oidc.SystemIssuerURL("example.org"),
 	})
@@ -154,13 +156,13 @@ func ExampleKubeconfigYAML() {
 
 // Plan the ClusterRoleBindings for the cluster's users against what the
 // cluster has (here: a binding for a user who left), print it as a dry
-// run; plan.Apply(ctx, clientset) carries it out.
+// run; RBAC.Execute carries it out.
 func ExamplePlanRBAC() {
-	c := oidc.Cluster{Namespace: "tenant-acme", Name: "prod"}
-	existing, _ := c.Bindings([]oidc.User{{Email: "carol@example.org", Role: oidc.RoleAdmin}})
-	plan, err := oidc.PlanRBAC(c, []oidc.User{
-		{Email: "alice@example.org", Role: oidc.RoleAdmin},
-		{Email: "bob@example.org", Role: oidc.RoleView},
+	c := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
+	existing, _ := oidc.Bindings(c, []tenant.OIDCUser{{Email: "carol@example.org", Role: tenant.RoleAdmin}})
+	plan, err := oidc.PlanRBAC(c, []tenant.OIDCUser{
+		{Email: "alice@example.org", Role: tenant.RoleAdmin},
+		{Email: "bob@example.org", Role: tenant.RoleView},
 	}, []rbacv1.ClusterRoleBinding(existing))
 	if err != nil {
 		fmt.Println(err)
@@ -171,4 +173,32 @@ func ExamplePlanRBAC() {
 	// create  cozystack-oidc-8a64bbdb80d70d82 alice@example.org -> cluster-admin
 	// create  cozystack-oidc-dd14d71a9c1c7840 bob@example.org -> view
 	// delete  cozystack-oidc-ddced385e22cb0ee carol@example.org -> cluster-admin
+}
+
+// The spec's OIDC values feed package oidc's renderer directly: no name is
+// derived by hand.
+func ExampleAuthenticationSpecFor() {
+	k := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{
+		OIDC: tenant.OIDC{Mode: tenant.OIDCSystem, Users: []tenant.OIDCUser{{Email: "alice@acme.example", Role: tenant.RoleAdmin}}},
+	})
+	platform := tenant.Platform{RootHost: "example.org", OIDCEnabled: true}
+	if err := k.Validate(platform); err != nil {
+		fmt.Println(err)
+		return
+	}
+	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpecFor(k, platform))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	jwt := auth.Config.JWT[0]
+	fmt.Println(jwt.Issuer.URL)
+	fmt.Println(jwt.Issuer.Audiences)
+	fmt.Println(auth.Secret.Name)
+	fmt.Println(auth.APIServerArgs)
+	// Output:
+	// https://keycloak.example.org/realms/cozy
+	// [tenant-acme-kubernetes-prod]
+	// kubernetes-prod-oidc-authn-config
+	// [--authentication-config=/etc/kubernetes/authentication-config/config.yaml]
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/oidc/oidctest"
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
 )
 
 // reasons are the typed rejections; every error Verify returns wraps one.
@@ -31,7 +33,7 @@ func FuzzVerify(f *testing.F) {
 	f.Add("..")
 	keys := iss.JWKS()
 	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{
-		JWT: acme.JWTAuthenticator(iss.URL(), iss.CAPEM()), Keys: &keys, MaxTokenBytes: 64 << 10,
+		JWT: oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()), Keys: &keys, MaxTokenBytes: 64 << 10,
 	})
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, token string) {
@@ -53,7 +55,7 @@ func FuzzVerify(f *testing.F) {
 // loader: no panic, and whatever it accepts renders and loads again to the
 // same configuration.
 func FuzzParseAuthenticationConfiguration(f *testing.F) {
-	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, Mode: oidc.ModeSystem, RootHost: "example.org"})
+	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}, RootHost: "example.org"})
 	require.NoError(f, err)
 	f.Add(auth.YAML)
 	f.Add([]byte(customWith("  claimValidationRules:\n  - claim: hd\n    requiredValue: example.org")))
@@ -83,8 +85,9 @@ func FuzzRenderAuthentication(f *testing.F) {
 	f.Add("", "", "None", "", "", "", "", "")
 	f.Fuzz(func(t *testing.T, ns, name, mode, version, rootHost, issuer, custom, arg string) {
 		auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{
-			Cluster: oidc.Cluster{Namespace: ns, Name: name}, Mode: oidc.Mode(mode), KubernetesVersion: version,
-			RootHost: rootHost, IssuerURL: issuer, Custom: oidc.CustomConfig{Config: custom}, ExtraArgs: []string{arg},
+			Cluster: ref.Cluster{Namespace: ns, Name: name}, KubernetesVersion: tenant.Version(version),
+			OIDC:     tenant.OIDC{Mode: tenant.OIDCMode(mode), CustomConfig: tenant.CustomConfig{Config: custom}},
+			RootHost: rootHost, IssuerURL: issuer, APIServer: tenant.APIServer{ExtraArgs: []string{arg}},
 		})
 		if err != nil {
 			return

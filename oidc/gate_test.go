@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/apis/apiserver/validation"
@@ -14,8 +15,8 @@ import (
 // compiled CEL program and with the native fast path, on every shape a
 // groups claim can take, and requires the same verdict.
 func TestGroupsGateMatchesCEL(t *testing.T) {
-	c := Cluster{Namespace: "tenant-acme", Name: "prod"}
-	jwt := c.JWTAuthenticator("https://idp.example.org", nil)
+	c := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
+	jwt := JWTAuthenticator(c, "https://idp.example.org", nil)
 	mapper, errs := validation.CompileAndValidateJWTAuthenticator(celCompiler(), jwt, nil)
 	require.Empty(t, errs)
 	gate, ok := parseGroupsGate(jwt.ClaimValidationRules[0])
@@ -47,10 +48,10 @@ func TestGroupsGateMatchesCEL(t *testing.T) {
 }
 
 func TestParseGroupsGateRefusesOtherExpressions(t *testing.T) {
-	c := Cluster{Namespace: "tenant-acme", Name: "prod"}
+	c := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
 	for _, expr := range []string{
 		`has(claims.groups)`,
-		c.TenantGroupsGate() + ` && true`,
+		TenantGroupsGate(c) + ` && true`,
 		`has(claims.groups) && dyn(claims.groups).exists(g, g in ["a\"b"])`,
 		`has(claims.groups) && dyn(claims.groups).exists(g, g in [])`,
 		`has(claims.groups) && dyn(claims.groups).exists(g, g in ["A"])`,

@@ -19,6 +19,8 @@ import (
 
 	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
 )
 
 // TestTwoTenantClusters is the isolation story on real servers: dex as the
@@ -28,8 +30,8 @@ func TestTwoTenantClusters(t *testing.T) {
 	env := localenv.StartT(t, localenv.Config{EtcdMembers: 1, SkipAPIServer: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	a := oidc.Cluster{Namespace: "tenant-a", Name: "prod"}
-	b := oidc.Cluster{Namespace: "tenant-b", Name: "prod"}
+	a := ref.Cluster{Namespace: "tenant-a", Name: "prod"}
+	b := ref.Cluster{Namespace: "tenant-b", Name: "prod"}
 	const pw = "correct horse battery staple"
 	dex, err := env.StartDex(ctx, localenv.DexConfig{
 		Clients: []string{a.ClientID(), b.ClientID()},
@@ -44,8 +46,8 @@ func TestTwoTenantClusters(t *testing.T) {
 
 	// A gets apiserver.config.k8s.io/v1, B v1beta1: kube-apiserver 1.37
 	// serves both.
-	start := func(c oidc.Cluster, version string) *localenv.APIServer {
-		auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: c, Mode: oidc.ModeSystem,
+	start := func(c ref.Cluster, version tenant.Version) *localenv.APIServer {
+		auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: c, OIDC: tenant.OIDC{Mode: tenant.OIDCSystem},
 			IssuerURL: dex.IssuerURL, CertificateAuthority: dex.CAPEM, KubernetesVersion: version})
 		require.NoError(t, err)
 		path := filepath.Join(env.Dir(), c.Namespace+"-authn.yaml")
@@ -109,26 +111,26 @@ func TestTwoTenantClusters(t *testing.T) {
 
 // testRBAC applies bindings with the package and checks they take effect:
 // admin lists secrets, view may not, and pruning revokes.
-func testRBAC(ctx context.Context, t *testing.T, api *localenv.APIServer, c oidc.Cluster, admin, viewer string) {
+func testRBAC(ctx context.Context, t *testing.T, api *localenv.APIServer, c ref.Cluster, admin, viewer string) {
 	listSecrets := func(tok string) error {
 		_, err := clientWithToken(t, api, tok).CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
 		return err
 	}
 	require.True(t, apierrors.IsForbidden(listSecrets(admin)), "no binding yet")
-	cs, err := kubernetes.NewForConfig(api.RESTConfig())
+	r, err := oidc.NewRBACForConfig(api.RESTConfig(), c, oidc.RBACConfig{})
 	require.NoError(t, err)
-	users := []oidc.User{{Email: "alice@a.example", Role: oidc.RoleAdmin}, {Email: "victor@a.example", Role: oidc.RoleView}}
-	plan, err := oidc.SyncRBAC(ctx, cs, c, users)
+	users := []tenant.OIDCUser{{Email: "alice@a.example", Role: tenant.RoleAdmin}, {Email: "victor@a.example", Role: tenant.RoleView}}
+	plan, err := r.Sync(ctx, users)
 	require.NoError(t, err)
 	require.Len(t, plan.Changes, 2)
 	require.Eventually(t, func() bool { return listSecrets(admin) == nil }, 20*time.Second, 100*time.Millisecond)
 	require.True(t, apierrors.IsForbidden(listSecrets(viewer)))
 
 	// Re-running changes nothing; dropping alice prunes her binding.
-	plan, err = oidc.SyncRBAC(ctx, cs, c, users)
+	plan, err = r.Sync(ctx, users)
 	require.NoError(t, err)
 	require.True(t, plan.Empty(), plan.String())
-	plan, err = oidc.SyncRBAC(ctx, cs, c, users[1:])
+	plan, err = r.Sync(ctx, users[1:])
 	require.NoError(t, err)
 	require.Equal(t, oidc.ActionDelete, plan.Changes[0].Action)
 	require.Eventually(t, func() bool { return apierrors.IsForbidden(listSecrets(admin)) }, 20*time.Second, 100*time.Millisecond)
@@ -138,7 +140,7 @@ func testRBAC(ctx context.Context, t *testing.T, api *localenv.APIServer, c oidc
 // machinery. The plugin is this test binary standing in for kubectl
 // oidc-login (see TestMain): it checks the arguments kubelogin would get
 // and prints the token.
-func testKubeconfig(ctx context.Context, t *testing.T, api *localenv.APIServer, c oidc.Cluster, dex *localenv.Dex, token string) {
+func testKubeconfig(ctx context.Context, t *testing.T, api *localenv.APIServer, c ref.Cluster, dex *localenv.Dex, token string) {
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	require.NoError(t, os.WriteFile(tokenFile, []byte(token), 0o600))
 	t.Setenv(fakeKubeloginEnv, tokenFile)
@@ -155,9 +157,9 @@ func testKubeconfig(ctx context.Context, t *testing.T, api *localenv.APIServer, 
 	require.Equal(t, "alice@a.example", review.Status.UserInfo.Username)
 }
 
-func verifierFor(t *testing.T, c oidc.Cluster, dex *localenv.Dex) *oidc.Verifier {
+func verifierFor(t *testing.T, c ref.Cluster, dex *localenv.Dex) *oidc.Verifier {
 	t.Helper()
-	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: c.JWTAuthenticator(dex.IssuerURL, dex.CAPEM)})
+	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: oidc.JWTAuthenticator(c, dex.IssuerURL, dex.CAPEM)})
 	require.NoError(t, err)
 	return v
 }

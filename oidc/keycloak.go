@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/cozystack/tenantkit/ref"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -69,13 +70,13 @@ type ProtocolMapper struct {
 	Config         map[string]string `json:"config"`
 }
 
-// KeycloakClient returns the cluster's client in the platform realm: public,
-// PKCE S256, no direct access grants, redirect URIs localhost:8000 and
-// :18000, default scopes groups and the cluster's audience scope.
-func (c Cluster) KeycloakClient() KeycloakClient {
+// NewKeycloakClient returns cluster c's client in the platform realm:
+// public, PKCE S256, no direct access grants, redirect URIs localhost:8000
+// and :18000, default scopes groups and the cluster's audience scope.
+func NewKeycloakClient(c ref.Cluster) KeycloakClient {
 	return KeycloakClient{
 		TypeMeta:   metav1.TypeMeta{APIVersion: KeycloakAPIVersion, Kind: "KeycloakClient"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.ClientID(), Namespace: c.Namespace, Labels: c.labels()},
+		ObjectMeta: metav1.ObjectMeta{Name: c.ClientID(), Namespace: c.Namespace, Labels: labels(c)},
 		Spec: KeycloakClientSpec{
 			ClientID:                c.ClientID(),
 			RealmRef:                RealmRef{Name: SystemRealmRef, Kind: "ClusterKeycloakRealm"},
@@ -91,13 +92,13 @@ func (c Cluster) KeycloakClient() KeycloakClient {
 	}
 }
 
-// KeycloakClientScope returns the cluster's audience scope: an
+// NewKeycloakClientScope returns cluster c's audience scope: an
 // oidc-audience-mapper adding the client ID to ID, access and
 // introspection tokens.
-func (c Cluster) KeycloakClientScope() KeycloakClientScope {
+func NewKeycloakClientScope(c ref.Cluster) KeycloakClientScope {
 	return KeycloakClientScope{
 		TypeMeta:   metav1.TypeMeta{APIVersion: KeycloakAPIVersion, Kind: "KeycloakClientScope"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.AudienceScope(), Namespace: c.Namespace, Labels: c.labels()},
+		ObjectMeta: metav1.ObjectMeta{Name: c.AudienceScope(), Namespace: c.Namespace, Labels: labels(c)},
 		Spec: KeycloakClientScopeSpec{
 			Name:        c.AudienceScope(),
 			RealmRef:    RealmRef{Name: SystemRealmRef, Kind: "ClusterKeycloakRealm"},
@@ -120,14 +121,10 @@ func (c Cluster) KeycloakClientScope() KeycloakClientScope {
 	}
 }
 
-// KeycloakYAML renders the cluster's KeycloakClientScope and KeycloakClient
+// KeycloakYAML renders cluster c's KeycloakClientScope and KeycloakClient
 // as one multi-document YAML stream, ready for kubectl apply.
-func (c Cluster) KeycloakYAML() ([]byte, error) {
-	return yamlDocuments(c.KeycloakClientScope(), c.KeycloakClient())
-}
-
-func (c Cluster) labels() map[string]string {
-	return map[string]string{LabelManagedBy: ManagedByValue, LabelInstance: c.Release()}
+func KeycloakYAML(c ref.Cluster) ([]byte, error) {
+	return yamlDocuments(NewKeycloakClientScope(c), NewKeycloakClient(c))
 }
 
 // yamlDocuments renders objects as a YAML stream separated by "---".

@@ -38,7 +38,7 @@ func keysFixture(t *testing.T, cacheControl string) (*oidctest.Issuer, *clock, *
 	t.Helper()
 	iss := oidctest.NewIssuer(t, oidctest.Config{CacheControl: cacheControl})
 	clk := newClock()
-	v := newVerifier(t, acme.JWTAuthenticator(iss.URL(), iss.CAPEM()), func(c *oidc.VerifierConfig) { c.Now = clk.Now })
+	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()), func(c *oidc.VerifierConfig) { c.Now = clk.Now })
 	sign := func(k oidctest.Key) string {
 		return oidctest.SignWith(t, k, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	}
@@ -152,7 +152,7 @@ func TestKeysUnavailableWithoutCache(t *testing.T) {
 func TestStaticKeysNeedNoIssuer(t *testing.T) {
 	iss := oidctest.NewIssuer(t, oidctest.Config{Algorithm: "ES384"})
 	set := iss.JWKS()
-	v := newVerifier(t, acme.JWTAuthenticator("https://offline.example.org", nil), func(c *oidc.VerifierConfig) { c.Keys = &set })
+	v := newVerifier(t, oidc.JWTAuthenticator(acme, "https://offline.example.org", nil), func(c *oidc.VerifierConfig) { c.Keys = &set })
 	claims := iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin")
 	claims["iss"] = "https://offline.example.org"
 	user, err := v.Verify(context.Background(), iss.Sign(t, claims))

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"fmt"
 
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
@@ -17,7 +19,7 @@ const ExecAPIVersion = "client.authentication.k8s.io/v1"
 type KubeconfigSpec struct {
 	// Cluster is the tenant cluster; it names the kubeconfig entries and
 	// gives the default client ID.
-	Cluster Cluster
+	Cluster ref.Cluster
 	// Server is the apiserver URL, for example
 	// https://kubernetes-prod.acme.example.org:443. Required.
 	Server string
@@ -49,7 +51,7 @@ type KubeconfigSpec struct {
 // Cluster and context are named after the release, the user
 // "<release>-oidc".
 func Kubeconfig(spec KubeconfigSpec) (*clientcmdapi.Config, error) {
-	if err := spec.Cluster.validate(); err != nil {
+	if err := checkCluster(spec.Cluster); err != nil {
 		return nil, err
 	}
 	if spec.Server == "" || spec.IssuerURL == "" {
@@ -110,7 +112,8 @@ func KubeconfigYAML(spec KubeconfigSpec) ([]byte, error) {
 }
 
 // KubeconfigSecret returns the Secret Cozystack publishes the kubeconfig in
-// (Cluster.KubeconfigSecret, key KubeconfigKey), for the dashboard.
+// (ref.Cluster.OIDCKubeconfigSecret, key ref.OIDCKubeconfigKey), for the
+// dashboard.
 func KubeconfigSecret(spec KubeconfigSpec) (*corev1.Secret, error) {
 	data, err := KubeconfigYAML(spec)
 	if err != nil {
@@ -118,9 +121,45 @@ func KubeconfigSecret(spec KubeconfigSpec) (*corev1.Secret, error) {
 	}
 	return &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{Name: spec.Cluster.KubeconfigSecret(), Namespace: spec.Cluster.Namespace,
-			Labels: spec.Cluster.labels()},
+		ObjectMeta: metav1.ObjectMeta{Name: spec.Cluster.OIDCKubeconfigSecret(), Namespace: spec.Cluster.Namespace,
+			Labels: labels(spec.Cluster)},
 		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{KubeconfigKey: data},
+		Data: map[string][]byte{ref.OIDCKubeconfigKey: data},
 	}, nil
+}
+
+// KubeconfigSpecFor returns the user kubeconfig spec of application k from
+// values alone, as the chart's bootstrap Job builds it: server
+// https://<host>:443 (spec.host, or the default host under tenantHost),
+// tenantCA as the apiserver's CA, and the issuer. In System mode the issuer
+// is the platform realm of p and the client ID the cluster's; in
+// CustomConfig mode both come from the first JWT authenticator of the
+// tenant's configuration: spec.oidc.customConfig.config, or authnConfig
+// (the referenced Secret's config.yaml, which the values do not hold).
+// With OIDC off it returns an error wrapping ErrInvalidConfig.
+func KubeconfigSpecFor(k *tenant.Kubernetes, p tenant.Platform, tenantHost string, tenantCA, authnConfig []byte) (KubeconfigSpec, error) {
+	spec := KubeconfigSpec{Cluster: k.Ref(), Server: "https://" + k.Host(tenantHost) + ":443", CertificateAuthority: tenantCA}
+	switch k.Spec.OIDC.Mode {
+	case tenant.OIDCSystem:
+		spec.IssuerURL = SystemIssuerURL(p.RootHost)
+		return spec, nil
+	case tenant.OIDCCustomConfig:
+	default:
+		return KubeconfigSpec{}, invalidf("cluster %s has OIDC off (mode %q)", k.Ref(), k.Spec.OIDC.Mode)
+	}
+	data := authnConfig
+	if inline := k.Spec.OIDC.CustomConfig.Config; inline != "" {
+		data = []byte(inline)
+	}
+	cfg, err := ParseAuthenticationConfiguration(data)
+	if err != nil {
+		return KubeconfigSpec{}, err
+	}
+	if len(cfg.JWT) == 0 || len(cfg.JWT[0].Issuer.Audiences) == 0 {
+		return KubeconfigSpec{}, invalidf("custom authentication config of %s has no JWT issuer with an audience", k.Ref())
+	}
+	iss := cfg.JWT[0].Issuer
+	spec.IssuerURL, spec.ClientID = iss.URL, iss.Audiences[0]
+	spec.IssuerCertificateAuthority = []byte(iss.CertificateAuthority)
+	return spec, nil
 }

@@ -9,11 +9,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	k8slabels "k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // Labels on every object this package renders for a cluster; the RBAC
@@ -24,34 +27,6 @@ const (
 	ManagedByValue = "cozystack-oidc"
 )
 
-// Role is what a user may do in a tenant cluster.
-type Role string
-
-const (
-	// RoleAdmin binds the cluster-admin ClusterRole.
-	RoleAdmin Role = "admin"
-	// RoleView binds the view ClusterRole.
-	RoleView Role = "view"
-)
-
-// ClusterRole returns the ClusterRole a role binds, "" for an unknown role.
-func (r Role) ClusterRole() string {
-	switch r {
-	case RoleAdmin:
-		return "cluster-admin"
-	case RoleView:
-		return "view"
-	}
-	return ""
-}
-
-// User is a person granted a role; Email is matched against the token's
-// email claim (the username).
-type User struct {
-	Email string
-	Role  Role
-}
-
 // BindingName returns the deterministic ClusterRoleBinding name for a user:
 // "cozystack-oidc-" and the first 16 hex digits of sha256("<release>-<email>").
 func BindingName(release, email string) string {
@@ -59,8 +34,9 @@ func BindingName(release, email string) string {
 	return "cozystack-oidc-" + hex.EncodeToString(sum[:])[:16]
 }
 
-// Bindings returns the ClusterRoleBindings for users, sorted by name.
-func (c Cluster) Bindings(users []User) ([]rbacv1.ClusterRoleBinding, error) {
+// Bindings returns the ClusterRoleBindings of cluster c for users, sorted by
+// name.
+func Bindings(c ref.Cluster, users []tenant.OIDCUser) ([]rbacv1.ClusterRoleBinding, error) {
 	seen := map[string]bool{}
 	out := make([]rbacv1.ClusterRoleBinding, 0, len(users))
 	for _, u := range users {
@@ -76,7 +52,7 @@ func (c Cluster) Bindings(users []User) ([]rbacv1.ClusterRoleBinding, error) {
 		seen[u.Email] = true
 		out = append(out, rbacv1.ClusterRoleBinding{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: BindingName(c.Release(), u.Email), Labels: c.labels()},
+			ObjectMeta: metav1.ObjectMeta{Name: BindingName(c.Release(), u.Email), Labels: labels(c)},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
 			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: u.Email}},
 		})
@@ -108,9 +84,12 @@ type RBACChange struct {
 }
 
 // RBACPlan is the difference between the bindings users need and those a
-// cluster has. It is a plain value: print it for a dry run, then Apply it.
+// cluster has. It is a plain value: print it for a dry run, then carry it
+// out with RBAC.Execute.
 type RBACPlan struct {
-	Cluster Cluster
+	// Cluster is the tenant cluster the plan is for.
+	Cluster ref.Cluster
+	// Changes are the steps, in order.
 	Changes []RBACChange
 	// Unchanged counts the bindings already as desired.
 	Unchanged int
@@ -118,8 +97,8 @@ type RBACPlan struct {
 
 // PlanRBAC compares the bindings users need with existing, the bindings in
 // the cluster that carry this cluster's labels, and returns the changes.
-func PlanRBAC(c Cluster, users []User, existing []rbacv1.ClusterRoleBinding) (*RBACPlan, error) {
-	desired, err := c.Bindings(users)
+func PlanRBAC(c ref.Cluster, users []tenant.OIDCUser, existing []rbacv1.ClusterRoleBinding) (*RBACPlan, error) {
+	desired, err := Bindings(c, users)
 	if err != nil {
 		return nil, err
 	}
@@ -176,21 +155,72 @@ func (p *RBACPlan) String() string {
 	return b.String()
 }
 
-// ListRBAC returns the bindings in the cluster that carry c's labels.
-func ListRBAC(ctx context.Context, cs kubernetes.Interface, c Cluster) ([]rbacv1.ClusterRoleBinding, error) {
-	sel := labels.SelectorFromSet(c.labels()).String()
-	list, err := cs.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{LabelSelector: sel})
+// RBACConfig configures an RBAC client.
+type RBACConfig struct {
+	// Clientset reaches the tenant cluster. Required (NewRBACForConfig
+	// builds it from a rest.Config).
+	Clientset kubernetes.Interface
+}
+
+// RBAC keeps the OIDC users' ClusterRoleBindings of one tenant cluster:
+// Plan observes and compares, Execute carries a plan out, Sync does both.
+type RBAC struct {
+	c  ref.Cluster
+	cs kubernetes.Interface
+}
+
+// NewRBAC returns an RBAC client for cluster c.
+func NewRBAC(c ref.Cluster, cfg RBACConfig) (*RBAC, error) {
+	if err := checkCluster(c); err != nil {
+		return nil, err
+	}
+	if cfg.Clientset == nil {
+		return nil, invalidf("RBACConfig.Clientset is required")
+	}
+	return &RBAC{c: c, cs: cfg.Clientset}, nil
+}
+
+// NewRBACForConfig returns an RBAC client for cluster c, reached through
+// rc; cfg.Clientset is built from rc when it is nil.
+func NewRBACForConfig(rc *rest.Config, c ref.Cluster, cfg RBACConfig) (*RBAC, error) {
+	if cfg.Clientset == nil {
+		cs, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			return nil, fmt.Errorf("oidc: clientset: %w", err)
+		}
+		cfg.Clientset = cs
+	}
+	return NewRBAC(c, cfg)
+}
+
+// List returns the bindings in the cluster that carry the cluster's labels.
+func (r *RBAC) List(ctx context.Context) ([]rbacv1.ClusterRoleBinding, error) {
+	sel := k8slabels.SelectorFromSet(labels(r.c)).String()
+	list, err := r.cs.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
 		return nil, fmt.Errorf("list cluster role bindings: %w", err)
 	}
 	return list.Items, nil
 }
 
-// Apply carries out the plan against a cluster. Each step tolerates the
-// state a previous, interrupted Apply may have left, so re-running a plan
-// (or re-planning) is safe. It stops at the first error or when ctx ends.
-func (p *RBACPlan) Apply(ctx context.Context, cs kubernetes.Interface) error {
-	crbs := cs.RbacV1().ClusterRoleBindings()
+// Plan lists the cluster's bindings and compares them with what users need
+// (PlanRBAC).
+func (r *RBAC) Plan(ctx context.Context, users []tenant.OIDCUser) (*RBACPlan, error) {
+	existing, err := r.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return PlanRBAC(r.c, users, existing)
+}
+
+// Execute carries out the plan. Each step tolerates the state a previous,
+// interrupted Execute may have left, so re-running a plan (or re-planning)
+// is safe. It stops at the first error or when ctx ends.
+func (r *RBAC) Execute(ctx context.Context, p *RBACPlan) error {
+	if p.Cluster != r.c {
+		return invalidf("plan for %s executed on %s", p.Cluster, r.c)
+	}
+	crbs := r.cs.RbacV1().ClusterRoleBindings()
 	for _, ch := range p.Changes {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -202,10 +232,10 @@ func (p *RBACPlan) Apply(ctx context.Context, cs kubernetes.Interface) error {
 			err = ignoreNotFound(crbs.Delete(ctx, b.Name, metav1.DeleteOptions{}))
 		case ActionReplace:
 			if err = ignoreNotFound(crbs.Delete(ctx, b.Name, metav1.DeleteOptions{})); err == nil {
-				err = createOrUpdate(ctx, cs, b)
+				err = createOrUpdate(ctx, r.cs, b)
 			}
 		default:
-			err = createOrUpdate(ctx, cs, b)
+			err = createOrUpdate(ctx, r.cs, b)
 		}
 		if err != nil {
 			return fmt.Errorf("%s cluster role binding %s: %w", ch.Action, b.Name, err)
@@ -214,19 +244,14 @@ func (p *RBACPlan) Apply(ctx context.Context, cs kubernetes.Interface) error {
 	return nil
 }
 
-// SyncRBAC lists the cluster's bindings, plans and applies: after it
-// returns nil, exactly users have bindings. The plan is returned for
-// display.
-func SyncRBAC(ctx context.Context, cs kubernetes.Interface, c Cluster, users []User) (*RBACPlan, error) {
-	existing, err := ListRBAC(ctx, cs, c)
+// Sync plans and executes: after it returns nil, exactly users have
+// bindings. The plan is returned for display.
+func (r *RBAC) Sync(ctx context.Context, users []tenant.OIDCUser) (*RBACPlan, error) {
+	plan, err := r.Plan(ctx, users)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := PlanRBAC(c, users, existing)
-	if err != nil {
-		return nil, err
-	}
-	return plan, plan.Apply(ctx, cs)
+	return plan, r.Execute(ctx, plan)
 }
 
 func createOrUpdate(ctx context.Context, cs kubernetes.Interface, b rbacv1.ClusterRoleBinding) error {

@@ -9,34 +9,38 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
 )
 
-// TestRBACApplyIsSafeToRerun applies plans against a fake clientset in the
-// states an interrupted Apply leaves behind.
-func TestRBACApplyIsSafeToRerun(t *testing.T) {
+// TestRBAC_ExecuteIsSafeToRerun executes plans against a fake clientset in
+// the states an interrupted Execute leaves behind.
+func TestRBAC_ExecuteIsSafeToRerun(t *testing.T) {
 	ctx := context.Background()
 	cs := fake.NewClientset()
-	users := []oidc.User{{Email: "alice@example.org", Role: oidc.RoleAdmin}, {Email: "bob@example.org", Role: oidc.RoleView}}
+	r, err := oidc.NewRBAC(acme, oidc.RBACConfig{Clientset: cs})
+	require.NoError(t, err)
+	users := []tenant.OIDCUser{{Email: "alice@example.org", Role: tenant.RoleAdmin}, {Email: "bob@example.org", Role: tenant.RoleView}}
 	plan, err := oidc.PlanRBAC(acme, users, nil)
 	require.NoError(t, err)
-	require.NoError(t, plan.Apply(ctx, cs))
-	require.NoError(t, plan.Apply(ctx, cs), "creating what exists updates it")
+	require.NoError(t, r.Execute(ctx, plan))
+	require.NoError(t, r.Execute(ctx, plan), "creating what exists updates it")
 
 	// Alice becomes a viewer: the binding is replaced (roleRef is immutable).
-	users[0].Role = oidc.RoleView
-	plan, err = oidc.SyncRBAC(ctx, cs, acme, users)
+	users[0].Role = tenant.RoleView
+	plan, err = r.Sync(ctx, users)
 	require.NoError(t, err)
 	require.Equal(t, oidc.ActionReplace, plan.Changes[0].Action)
 	crb, err := cs.RbacV1().ClusterRoleBindings().Get(ctx, oidc.BindingName(acme.Release(), "alice@example.org"), metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "view", crb.RoleRef.Name)
-	require.NoError(t, plan.Apply(ctx, cs), "replacing again is harmless")
+	require.NoError(t, r.Execute(ctx, plan), "replacing again is harmless")
 
 	// Everyone leaves; deleting twice is harmless too.
-	plan, err = oidc.SyncRBAC(ctx, cs, acme, nil)
+	plan, err = r.Sync(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, plan.Changes, 2)
-	require.NoError(t, plan.Apply(ctx, cs))
+	require.NoError(t, r.Execute(ctx, plan))
 	list, err := cs.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Empty(t, list.Items)
@@ -45,5 +49,11 @@ func TestRBACApplyIsSafeToRerun(t *testing.T) {
 	cancel()
 	plan, err = oidc.PlanRBAC(acme, users, nil)
 	require.NoError(t, err)
-	require.ErrorIs(t, plan.Apply(cancelled, cs), context.Canceled)
+	require.ErrorIs(t, r.Execute(cancelled, plan), context.Canceled)
+
+	other, err := oidc.PlanRBAC(ref.Cluster{Namespace: "tenant-acme", Name: "stage"}, users, nil)
+	require.NoError(t, err)
+	require.ErrorIs(t, r.Execute(ctx, other), oidc.ErrInvalidConfig, "a plan runs only on its own cluster")
+	_, err = oidc.NewRBAC(acme, oidc.RBACConfig{})
+	require.ErrorIs(t, err, oidc.ErrInvalidConfig)
 }

@@ -11,9 +11,10 @@ import (
 
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/oidc/oidctest"
+	"github.com/cozystack/tenantkit/ref"
 )
 
-var acme = oidc.Cluster{Namespace: "tenant-acme", Name: "prod"}
+var acme = ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
 
 func newVerifier(t *testing.T, jwt apiserver.JWTAuthenticator, mod ...func(*oidc.VerifierConfig)) *oidc.Verifier {
 	t.Helper()
@@ -30,7 +31,7 @@ func TestVerifierCorpus(t *testing.T) {
 	iss := oidctest.NewIssuer(t, oidctest.Config{})
 	cases := oidctest.Corpus(t, iss, oidctest.CorpusConfig{Cluster: acme})
 	require.GreaterOrEqual(t, len(cases), 36)
-	v := newVerifier(t, acme.JWTAuthenticator(iss.URL(), iss.CAPEM()))
+	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()))
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			user, err := v.Verify(context.Background(), tc.Token)
@@ -49,7 +50,7 @@ func TestVerifierCorpus(t *testing.T) {
 
 func TestVerifyMapsUser(t *testing.T) {
 	iss := oidctest.NewIssuer(t, oidctest.Config{Algorithm: "ES256"})
-	v := newVerifier(t, acme.JWTAuthenticator(iss.URL(), iss.CAPEM()))
+	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()))
 	claims := iss.Claims(acme.ClientID(), "bob@example.org", "tenant-acme-view", "devs")
 	claims["jti"] = "abc"
 	user, err := v.Verify(context.Background(), iss.Sign(t, claims))
@@ -63,8 +64,8 @@ func TestVerifyMapsUser(t *testing.T) {
 
 func TestVerifyExplainsRejections(t *testing.T) {
 	iss := oidctest.NewIssuer(t, oidctest.Config{})
-	other := oidc.Cluster{Namespace: "tenant-acme", Name: "stage"}
-	v := newVerifier(t, acme.JWTAuthenticator(iss.URL(), iss.CAPEM()))
+	other := ref.Cluster{Namespace: "tenant-acme", Name: "stage"}
+	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()))
 	ctx := context.Background()
 
 	_, err := v.Verify(ctx, iss.Sign(t, iss.Claims(other.ClientID(), "a@b.c", "tenant-acme-admin")))
@@ -84,7 +85,7 @@ func TestVerifyExplainsRejections(t *testing.T) {
 	_, err = v.Verify(ctx, iss.Sign(t, iss.Claims(acme.ClientID(), "a@b.c", "devs")))
 	var rule *oidc.RuleError
 	require.ErrorAs(t, err, &rule)
-	require.Equal(t, acme.TenantGroupsGate(), rule.Expression)
+	require.Equal(t, oidc.TenantGroupsGate(acme), rule.Expression)
 	require.Contains(t, rule.Message, "tenant-acme-view")
 
 	c = iss.Claims(acme.ClientID(), "a@b.c", "tenant-acme-admin")

@@ -1,5 +1,7 @@
 package tenant
 
+import "github.com/cozystack/tenantkit/ref"
+
 // AddonRelease describes the Flux HelmRelease the chart renders for one
 // addon: it lives in the tenant namespace of the management cluster and
 // installs ReleaseName into TargetNamespace of the tenant cluster.
@@ -57,9 +59,20 @@ func ouroborosDeps(a Addons) []string {
 	return deps
 }
 
-// AddonReleaseSuffix returns the suffix of addon k's HelmRelease name
+// ReleaseSuffix returns the suffix of addon k's HelmRelease name
 // ("gpu-operator" for GPUOperator), or "" for an unknown key.
-func AddonReleaseSuffix(k AddonKey) string { return addonCharts[k].suffix }
+func (k AddonKey) ReleaseSuffix() string { return addonCharts[k].suffix }
+
+// Release returns the name of the Flux HelmRelease of addon k for cluster
+// c, "kubernetes-<name>-<suffix>" (kubernetes-prod-gpu-operator), or "" for
+// an unknown key.
+func (k AddonKey) Release(c ref.Cluster) string {
+	s := k.ReleaseSuffix()
+	if s == "" {
+		return ""
+	}
+	return c.AddonRelease(s)
+}
 
 // AddonReleases returns the HelmReleases the chart renders for the enabled
 // addons of k, in the order of AddonKeys. Like the chart, it
@@ -69,17 +82,17 @@ func (k *Kubernetes) AddonReleases(hasEtcd bool) []AddonRelease {
 	if !hasEtcd {
 		return nil
 	}
-	ref := k.Ref()
+	c := k.Ref()
 	var out []AddonRelease
 	for _, key := range AddonKeys() {
 		if !k.Spec.Addons.Enabled(key) {
 			continue
 		}
-		c := addonCharts[key]
-		r := AddonRelease{Addon: key, Name: ref.AddonRelease(key), ReleaseName: c.releaseName, TargetNamespace: c.targetNamespace}
-		if c.dependsOn != nil {
-			for _, d := range c.dependsOn(k.Spec.Addons) {
-				r.DependsOn = append(r.DependsOn, ref.ReleaseName()+"-"+d)
+		ac := addonCharts[key]
+		r := AddonRelease{Addon: key, Name: key.Release(c), ReleaseName: ac.releaseName, TargetNamespace: ac.targetNamespace}
+		if ac.dependsOn != nil {
+			for _, d := range ac.dependsOn(k.Spec.Addons) {
+				r.DependsOn = append(r.DependsOn, c.AddonRelease(d))
 			}
 		}
 		out = append(out, r)

@@ -7,12 +7,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/tenantkit/tenant"
+	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
 // BenchmarkParseKubernetes compares the strict typed decoder with the
 // baseline every caller pays anyway: YAML into an untyped map.
 func BenchmarkParseKubernetes(b *testing.B) {
-	doc, err := tenant.NewKubernetes("tenant-acme", "prod", fullSpec()).YAML()
+	doc, err := tenant.NewKubernetes("tenant-acme", "prod", tenanttest.FullSpec()).YAML()
 	require.NoError(b, err)
 	b.Run("baseline", func(b *testing.B) {
 		b.SetBytes(int64(len(doc)))

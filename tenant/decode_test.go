@@ -8,7 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
+	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
 func TestKubernetes_yamlRoundTrip(t *testing.T) {
@@ -17,7 +19,7 @@ func TestKubernetes_yamlRoundTrip(t *testing.T) {
 		spec tenant.KubernetesSpec
 	}{
 		{"minimal", tenant.KubernetesSpec{}},
-		{"full", fullSpec()},
+		{"full", tenanttest.FullSpec()},
 		{"defaulted", tenant.KubernetesSpec{}.WithDefaults()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,7 +127,7 @@ status:
 `))
 		require.NoError(t, err)
 		require.True(t, k.Status.Ready())
-		require.Equal(t, tenant.ClusterRef{Namespace: "tenant-acme", Name: "prod"}, k.Ref())
+		require.Equal(t, ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, k.Ref())
 	})
 	t.Run("wrong kind", func(t *testing.T) {
 		_, err := tenant.ParseKubernetes([]byte("apiVersion: apps.cozystack.io/v1alpha1\nkind: Tenant\n"))

@@ -2,8 +2,6 @@ package tenant
 
 import (
 	"slices"
-
-	"github.com/cozystack/tenantkit/oidc"
 )
 
 // Defaults of the chart that are not tied to a sub-type.
@@ -38,7 +36,7 @@ func (s KubernetesSpec) WithDefaults() KubernetesSpec {
 		s.Addons.IngressNginx.ExposeMethod = Proxied
 	}
 	if s.OIDC.Mode == "" {
-		s.OIDC.Mode = oidc.ModeNone
+		s.OIDC.Mode = OIDCNone
 	}
 	s.Talos.Version = orDefault(s.Talos.Version, DefaultTalosVersion)
 	s.Talos.ImageFactoryURL = orDefault(s.Talos.ImageFactoryURL, "https://factory.talos.dev")

@@ -2,10 +2,7 @@ package tenant
 
 import (
 	"errors"
-	"fmt"
 	"strings"
-
-	"github.com/cozystack/tenantkit/oidc"
 )
 
 // Errors of the chart's render failures. Validate returns them inside
@@ -17,21 +14,18 @@ var (
 	ErrOIDCPlatformDisabled = errors.New("tenant: oidc mode System needs platform OIDC (authentication.oidc.enabled)")
 	// ErrOIDCCustomConfigConflict is returned when oidc.mode is CustomConfig
 	// and both customConfig.config and customConfig.secretRef.name are set.
-	// It is package oidc's ErrCustomConfigAmbiguous.
-	ErrOIDCCustomConfigConflict = oidc.ErrCustomConfigAmbiguous
+	ErrOIDCCustomConfigConflict = errors.New("tenant: oidc mode CustomConfig takes customConfig.config or customConfig.secretRef, not both")
 	// ErrOIDCCustomConfigMissing is returned when oidc.mode is CustomConfig
 	// and neither customConfig.config nor customConfig.secretRef.name is set.
-	// It is package oidc's ErrCustomConfigMissing.
-	ErrOIDCCustomConfigMissing = oidc.ErrCustomConfigMissing
+	ErrOIDCCustomConfigMissing = errors.New("tenant: oidc mode CustomConfig needs customConfig.config or customConfig.secretRef")
 	// ErrLegacyOIDCFlag is returned when controlPlane.apiServer.extraArgs
 	// holds an --oidc-* or --authentication-config flag while OIDC is on:
 	// the chart injects --authentication-config itself, and kube-apiserver
-	// refuses to start with both. It is package oidc's ErrLegacyOIDCFlag.
-	ErrLegacyOIDCFlag = oidc.ErrLegacyOIDCFlag
+	// refuses to start with both.
+	ErrLegacyOIDCFlag = errors.New("tenant: --oidc-* and --authentication-config flags conflict with OIDC mode")
 	// ErrReservedVolume is returned for an extra volume named talos-ca or
-	// talos-tls-cert (always chart-owned) or authentication-config (chart-owned
-	// while OIDC is on; that error also matches package oidc's
-	// ErrReservedVolume).
+	// talos-tls-cert (always chart-owned) or authentication-config
+	// (chart-owned while OIDC is on).
 	ErrReservedVolume = errors.New("tenant: volume name is reserved by the chart")
 	// ErrVolumeSource is returned for an extra volume whose source is not
 	// exactly one configMap or secret: the control-plane pod runs on the
@@ -57,12 +51,9 @@ var (
 	// refuses: a version, mode, role or expose method outside its enum, or a
 	// required field left empty.
 	ErrInvalidValue = errors.New("tenant: invalid value")
-	// ErrInvalidName is returned for a tenant, cluster or namespace name that
-	// Cozystack cannot use.
-	ErrInvalidName = errors.New("tenant: invalid name")
 )
 
-// Errors of decoding, reading and waiting.
+// Errors of decoding.
 var (
 	// ErrMalformed is returned when a document is not valid YAML or JSON, or a
 	// value has the wrong type.
@@ -76,27 +67,7 @@ var (
 	// ErrDuplicateField is returned (inside a *FieldError) when a document
 	// sets the same field twice.
 	ErrDuplicateField = errors.New("tenant: duplicate field")
-	// ErrNotFound is returned when a Kubernetes application, a Tenant or a
-	// tenant namespace does not exist.
-	ErrNotFound = errors.New("tenant: not found")
-	// ErrKubeconfigNotReady is returned by Cluster.Kubeconfig while the admin
-	// kubeconfig Secret or the requested key does not exist yet.
-	ErrKubeconfigNotReady = errors.New("tenant: admin kubeconfig not ready")
-	// ErrMalformedKubeconfig is returned when the admin kubeconfig Secret
-	// holds something that is not a usable kubeconfig.
-	ErrMalformedKubeconfig = errors.New("tenant: malformed kubeconfig")
-	// ErrNoEtcd is returned when no tenant up the hierarchy runs an etcd, so
-	// the cluster has no datastore (the chart renders only the
-	// <release>-awaiting-etcd ConfigMap).
-	ErrNoEtcd = errors.New("tenant: no etcd in the tenant or its ancestors")
-	// ErrNoSeaweedFS is returned when no tenant up the hierarchy runs
-	// SeaweedFS, so Buckets cannot be created.
-	ErrNoSeaweedFS = errors.New("tenant: no SeaweedFS in the tenant or its ancestors")
 )
-
-// errReservedAuthnVolume is the reserved-volume error of
-// authentication-config: it matches both packages' sentinels.
-var errReservedAuthnVolume = fmt.Errorf("%w (%w)", ErrReservedVolume, oidc.ErrReservedVolume)
 
 // FieldError is one problem with one field. Err is one of the package's
 // sentinels; Detail says what exactly is wrong.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 )
 
@@ -27,9 +27,9 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	ref := k.Ref()
-	fmt.Println(ref.ReleaseName())
-	fmt.Println(ref.AdminKubeconfigSecret())
+	c := k.Ref()
+	fmt.Println(c.Release())
+	fmt.Println(c.AdminKubeconfigSecret())
 	for _, r := range k.AddonReleases(true) {
 		fmt.Printf("%s -> %s in %s\n", r.Name, r.ReleaseName, r.TargetNamespace)
 	}
@@ -46,7 +46,7 @@ func Example() {
 // problem with its field and a sentinel to branch on.
 func ExampleKubernetesSpec_Validate() {
 	spec := tenant.KubernetesSpec{
-		OIDC:   tenant.OIDC{Mode: oidc.ModeSystem},
+		OIDC:   tenant.OIDC{Mode: tenant.OIDCSystem},
 		Addons: tenant.Addons{HAMi: tenant.Addon{Enabled: true}},
 	}
 	err := spec.Validate(tenant.Platform{OIDCEnabled: false})
@@ -87,7 +87,7 @@ func ExampleParseSpec() {
 // comes from the nearest tenant up the hierarchy that runs it.
 func ExampleTenant_Resolve() {
 	root := tenant.RootServices(tenant.TenantSpec{Etcd: true, SeaweedFS: true}, "example.org")
-	acme := tenant.NewTenant(tenant.RootNamespace, "acme", tenant.TenantSpec{Etcd: true})
+	acme := tenant.NewTenant(ref.RootNamespace, "acme", tenant.TenantSpec{Etcd: true})
 	acmeServices, _ := acme.Resolve(root)
 	dev := tenant.NewTenant("tenant-acme", "dev", tenant.TenantSpec{})
 	devServices, _ := dev.Resolve(acmeServices)
@@ -102,34 +102,6 @@ func ExampleTenant_Resolve() {
 	// etcd: tenant-acme
 	// seaweedfs: tenant-root
 	// host: dev.acme.example.org
-}
-
-// The spec's OIDC values feed package oidc's renderer directly: no name is
-// derived by hand.
-func ExampleKubernetes_AuthenticationSpec() {
-	k := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{
-		OIDC: tenant.OIDC{Mode: oidc.ModeSystem, Users: []tenant.OIDCUser{{Email: "alice@acme.example", Role: oidc.RoleAdmin}}},
-	})
-	platform := tenant.Platform{RootHost: "example.org", OIDCEnabled: true}
-	if err := k.Validate(platform); err != nil {
-		fmt.Println(err)
-		return
-	}
-	auth, err := oidc.RenderAuthentication(k.AuthenticationSpec(platform))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	jwt := auth.Config.JWT[0]
-	fmt.Println(jwt.Issuer.URL)
-	fmt.Println(jwt.Issuer.Audiences)
-	fmt.Println(auth.Secret.Name)
-	fmt.Println(auth.APIServerArgs)
-	// Output:
-	// https://keycloak.example.org/realms/cozy
-	// [tenant-acme-kubernetes-prod]
-	// kubernetes-prod-oidc-authn-config
-	// [--authentication-config=/etc/kubernetes/authentication-config/config.yaml]
 }
 
 // Objects read from the API may carry fields a newer Cozystack added: they

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cozystack/tenantkit/tenant"
+	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
 // FuzzParseKubernetes checks that any input either decodes or fails with
@@ -15,7 +16,7 @@ import (
 // point (nothing is lost or invented by a round trip), and that Validate
 // never panics.
 func FuzzParseKubernetes(f *testing.F) {
-	for _, spec := range []tenant.KubernetesSpec{{}, fullSpec(), tenant.KubernetesSpec{}.WithDefaults()} {
+	for _, spec := range []tenant.KubernetesSpec{{}, tenanttest.FullSpec(), tenant.KubernetesSpec{}.WithDefaults()} {
 		out, err := tenant.NewKubernetes("tenant-acme", "prod", spec).YAML()
 		require.NoError(f, err)
 		f.Add(out)
@@ -65,7 +66,7 @@ func FuzzParseKubernetes(f *testing.F) {
 // FuzzParseSpec runs the values decoder alone, as used on Helm values
 // files.
 func FuzzParseSpec(f *testing.F) {
-	out, err := fullSpec().YAML()
+	out, err := tenanttest.FullSpec().YAML()
 	require.NoError(f, err)
 	f.Add(out)
 	f.Add([]byte("nodeGroups: {}\naddons: {velero: {enabled: true}}\n"))
@@ -101,7 +102,7 @@ func FuzzParseSpec(f *testing.F) {
 // unknown field.
 func FuzzDecodeKubernetes(f *testing.F) {
 	f.Add([]byte(newerObject))
-	out, err := tenant.NewKubernetes("tenant-acme", "prod", fullSpec()).YAML()
+	out, err := tenant.NewKubernetes("tenant-acme", "prod", tenanttest.FullSpec()).YAML()
 	require.NoError(f, err)
 	f.Add(out)
 	for _, seed := range []string{

@@ -4,10 +4,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/cozystack/tenantkit/ref"
 )
 
 // The API of Cozystack's applications. In Cozystack it is served by the
-// aggregated cozystack-api; for tests, package tenanttest installs CRDs with
+// aggregated cozystack-api; for tests, package cozystacktest installs CRDs with
 // the same group, version and kinds. This package works with either.
 const (
 	// Group is the API group of Cozystack applications.
@@ -68,8 +70,8 @@ func NewKubernetes(namespace, name string, spec KubernetesSpec) *Kubernetes {
 	}
 }
 
-// Ref returns the reference to the cluster.
-func (k *Kubernetes) Ref() ClusterRef { return ClusterRef{Namespace: k.Namespace, Name: k.Name} }
+// Ref returns the reference to the cluster; it derives every name.
+func (k *Kubernetes) Ref() ref.Cluster { return ref.Cluster{Namespace: k.Namespace, Name: k.Name} }
 
 // Host returns the apiserver's external host: spec.host, or
 // DefaultHost(tenantHost).

@@ -6,22 +6,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
-	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
+	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
-func TestClusterRef_names(t *testing.T) {
-	ref := tenant.ClusterRef{Namespace: "tenant-acme", Name: "prod"}
-	require.NoError(t, ref.Validate())
-	require.Equal(t, "tenant-acme/prod", ref.String())
-	require.Equal(t, "kubernetes-prod", ref.ReleaseName())
-	require.Equal(t, "kubernetes-prod-admin-kubeconfig", ref.AdminKubeconfigSecret())
-	require.Equal(t, "kubernetes-prod-oidc-kubeconfig", ref.OIDCKubeconfigSecret())
-	require.Equal(t, "kubernetes-prod-oidc-authn-config", ref.OIDCAuthnConfigSecret())
-	require.Equal(t, "kubernetes-prod-awaiting-etcd", ref.AwaitingEtcdConfigMap())
-	require.Equal(t, "kubernetes-prod.acme.example.org", ref.DefaultHost("acme.example.org"))
-	require.Empty(t, ref.DefaultHost(""))
-
+func TestAddonKey_Release(t *testing.T) {
+	c := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
 	for key, want := range map[tenant.AddonKey]string{
 		tenant.CertManager:           "kubernetes-prod-cert-manager",
 		tenant.Cilium:                "kubernetes-prod-cilium",
@@ -37,19 +28,9 @@ func TestClusterRef_names(t *testing.T) {
 		tenant.Ouroboros:             "kubernetes-prod-ouroboros",
 		"nonsense":                   "",
 	} {
-		require.Equal(t, want, ref.AddonRelease(key), key)
+		require.Equal(t, want, key.Release(c), key)
 	}
 	require.Len(t, tenant.AddonKeys(), 12)
-}
-
-func TestKubeconfigVariants(t *testing.T) {
-	var keys []string
-	for _, v := range tenant.KubeconfigVariants() {
-		require.True(t, v.Valid())
-		keys = append(keys, string(v))
-	}
-	require.Equal(t, []string{"admin.conf", "admin.svc", "super-admin.conf", "super-admin.svc"}, keys)
-	require.False(t, tenant.KubeconfigVariant("kubeconfig").Valid())
 }
 
 func TestKubernetes_Host(t *testing.T) {
@@ -60,7 +41,7 @@ func TestKubernetes_Host(t *testing.T) {
 }
 
 func TestKubernetes_AddonReleases(t *testing.T) {
-	k := tenant.NewKubernetes("tenant-acme", "prod", fullSpec())
+	k := tenant.NewKubernetes("tenant-acme", "prod", tenanttest.FullSpec())
 	out, err := yaml.Marshal(k.AddonReleases(true))
 	require.NoError(t, err)
 	golden(t, "addon-releases-full", out)
@@ -75,7 +56,7 @@ func TestKubernetes_AddonReleases(t *testing.T) {
 }
 
 func TestAddons_ValuesOverride(t *testing.T) {
-	s := fullSpec()
+	s := tenanttest.FullSpec()
 	for _, key := range tenant.AddonKeys() {
 		switch key {
 		case tenant.GatewayAPI, tenant.CertManager, tenant.IngressNginx, tenant.GPUOperator, tenant.FluxCD,
@@ -102,7 +83,7 @@ func TestKubernetesSpec_WithDefaults(t *testing.T) {
 		require.Equal(t, []string{"ingress-nginx"}, md0.Roles)
 		require.Equal(t, 2, *d.ControlPlane.Replicas)
 		require.Equal(t, tenant.DefaultVersion, d.Version)
-		require.Equal(t, oidc.ModeNone, d.OIDC.Mode)
+		require.Equal(t, tenant.OIDCNone, d.OIDC.Mode)
 	})
 	t.Run("user groups are not merged with md0, only defaulted", func(t *testing.T) {
 		s := tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"workers": {MinReplicas: 2}}}
@@ -112,7 +93,7 @@ func TestKubernetesSpec_WithDefaults(t *testing.T) {
 		require.Nil(t, s.NodeGroups["workers"].MaxReplicas, "WithDefaults must not change its receiver")
 	})
 	t.Run("set values are kept", func(t *testing.T) {
-		full := fullSpec()
+		full := tenanttest.FullSpec()
 		d := full.WithDefaults()
 		requireSemanticEqual(t, full.NodeGroups["md0"].DiskSize, d.NodeGroups["md0"].DiskSize)
 		require.Equal(t, 3, *d.ControlPlane.Replicas)

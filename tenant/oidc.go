@@ -1,17 +1,31 @@
 package tenant
 
-import (
-	"github.com/cozystack/tenantkit/oidc"
+// OIDCMode selects which issuer the tenant cluster trusts (the
+// application's spec.oidc.mode).
+type OIDCMode string
+
+// The chart's OIDC modes.
+const (
+	// OIDCNone turns OIDC off (the default).
+	OIDCNone OIDCMode = "None"
+	// OIDCSystem trusts the platform Keycloak realm "cozy" through a
+	// per-cluster public client and audience; it needs platform OIDC.
+	OIDCSystem OIDCMode = "System"
+	// OIDCCustomConfig trusts an issuer the tenant brings, described by its
+	// own AuthenticationConfiguration.
+	OIDCCustomConfig OIDCMode = "CustomConfig"
 )
 
+// OIDCModes returns the modes the chart accepts.
+func OIDCModes() []OIDCMode { return []OIDCMode{OIDCNone, OIDCSystem, OIDCCustomConfig} }
+
 // OIDC selects how kubectl users authenticate to the tenant cluster (the
-// application's spec.oidc), in the chart's shape. The mode and role types
-// are package oidc's; package oidc renders what each mode needs, from
-// Kubernetes.AuthenticationSpec.
+// application's spec.oidc), in the chart's shape. Package oidc renders what
+// each mode needs.
 type OIDC struct {
-	// Mode is oidc.ModeNone (default; empty means the same),
-	// oidc.ModeSystem or oidc.ModeCustomConfig.
-	Mode oidc.Mode `json:"mode,omitempty"`
+	// Mode is OIDCNone (default; empty means the same), OIDCSystem or
+	// OIDCCustomConfig.
+	Mode OIDCMode `json:"mode,omitempty"`
 	// CustomConfig is the tenant's own AuthenticationConfiguration, read
 	// only in CustomConfig mode: exactly one of Config and SecretRef.Name.
 	CustomConfig CustomConfig `json:"customConfig,omitzero"`
@@ -21,7 +35,7 @@ type OIDC struct {
 }
 
 // On reports whether OIDC is on (mode System or CustomConfig).
-func (o OIDC) On() bool { return o.Mode == oidc.ModeSystem || o.Mode == oidc.ModeCustomConfig }
+func (o OIDC) On() bool { return o.Mode == OIDCSystem || o.Mode == OIDCCustomConfig }
 
 // CustomConfig is a tenant-provided AuthenticationConfiguration, as the
 // chart's values spell it.
@@ -40,52 +54,34 @@ type SecretRef struct {
 	Name string `json:"name,omitempty"`
 }
 
+// OIDCRole is what an OIDC user may do in the tenant cluster.
+type OIDCRole string
+
+// The chart's roles.
+const (
+	// RoleAdmin binds the cluster-admin ClusterRole.
+	RoleAdmin OIDCRole = "admin"
+	// RoleView binds the view ClusterRole.
+	RoleView OIDCRole = "view"
+)
+
+// ClusterRole returns the ClusterRole a role binds, "" for an unknown role.
+func (r OIDCRole) ClusterRole() string {
+	switch r {
+	case RoleAdmin:
+		return "cluster-admin"
+	case RoleView:
+		return "view"
+	}
+	return ""
+}
+
 // OIDCUser is one user granted access to the tenant cluster, as the chart's
-// values spell it (package oidc's User has no wire format).
+// values spell it.
 type OIDCUser struct {
 	// Email is matched against the token's email claim and used verbatim
 	// as the User subject of the ClusterRoleBinding.
 	Email string `json:"email"`
-	// Role is oidc.RoleAdmin (cluster-admin) or oidc.RoleView (view).
-	Role oidc.Role `json:"role"`
-}
-
-// RBACUsers returns the users as package oidc's RBAC planner takes them.
-func (o OIDC) RBACUsers() []oidc.User {
-	out := make([]oidc.User, len(o.Users))
-	for i, u := range o.Users {
-		out[i] = oidc.User{Email: u.Email, Role: u.Role}
-	}
-	return out
-}
-
-// OIDC returns the cluster as package oidc names it; its names agree with
-// the ClusterRef's (OIDCKubeconfigSecret, OIDCAuthnConfigSecret).
-func (r ClusterRef) OIDC() oidc.Cluster { return oidc.Cluster{Namespace: r.Namespace, Name: r.Name} }
-
-// AuthenticationSpec returns what oidc.RenderAuthentication needs to render
-// the apiserver side of the cluster's OIDC mode on platform p: mode, the
-// tenant Kubernetes version, the platform root host (System's issuer), the
-// custom configuration, and the user's extra apiserver flags and volume
-// names (which the renderer checks again).
-func (k *Kubernetes) AuthenticationSpec(p Platform) oidc.AuthenticationSpec {
-	s := k.Spec
-	a := s.ControlPlane.APIServer
-	vols := make([]string, len(a.ExtraVolumes))
-	for i, v := range a.ExtraVolumes {
-		vols[i] = v.Name
-	}
-	version := s.Version
-	if version == "" {
-		version = DefaultVersion
-	}
-	return oidc.AuthenticationSpec{
-		Cluster:           k.Ref().OIDC(),
-		Mode:              s.OIDC.Mode,
-		KubernetesVersion: string(version),
-		RootHost:          p.RootHost,
-		Custom:            oidc.CustomConfig{Config: s.OIDC.CustomConfig.Config, SecretRef: s.OIDC.CustomConfig.SecretRef.Name},
-		ExtraArgs:         a.ExtraArgs,
-		ExtraVolumes:      vols,
-	}
+	// Role is RoleAdmin (cluster-admin) or RoleView (view).
+	Role OIDCRole `json:"role"`
 }

@@ -82,7 +82,7 @@ func ValuesSecretFor(ns string, p Platform, s Services) (*corev1.Secret, error) 
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{Name: ValuesSecret, Namespace: ns,
 			Labels: map[string]string{"reconcile.fluxcd.io/watch": "Enabled"}},
-		Type:       corev1.SecretTypeOpaque,
-		StringData: map[string]string{ValuesSecretKey: string(data)},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{ValuesSecretKey: data},
 	}, nil
 }

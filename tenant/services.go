@@ -1,7 +1,7 @@
 package tenant
 
 import (
-	"strings"
+	"github.com/cozystack/tenantkit/ref"
 )
 
 // Services says which tenant namespace provides each shared service to the
@@ -39,13 +39,13 @@ func RootServices(root TenantSpec, rootHost string) Services {
 	}
 	own := func(on bool) string {
 		if on {
-			return RootNamespace
+			return ref.RootNamespace
 		}
 		return ""
 	}
 	s.Etcd, s.Ingress, s.Monitoring, s.SeaweedFS = own(root.Etcd), own(root.Ingress), own(root.Monitoring), own(root.SeaweedFS)
 	if root.Gateway != nil && *root.Gateway {
-		s.Gateway = RootNamespace
+		s.Gateway = ref.RootNamespace
 	}
 	return s
 }
@@ -104,7 +104,7 @@ const (
 // with services s: one tenant.cozystack.io/<ancestor> label per ancestor
 // namespace and the namespace.cozystack.io/* service labels.
 func (s Services) NamespaceLabels(ns string) (map[string]string, error) {
-	ancestors, err := Ancestors(ns)
+	ancestors, err := ref.Ancestors(ns)
 	if err != nil {
 		return nil, err
 	}
@@ -128,15 +128,4 @@ func ServicesFromLabels(labels map[string]string) Services {
 		Monitoring: labels[LabelMonitoring], SeaweedFS: labels[LabelSeaweedFS], Host: labels[LabelHost],
 		SchedulingClass: labels[LabelSchedulingClass],
 	}
-}
-
-// isTenantLabelled reports whether labels carry the tenant chart's service
-// labels (as opposed to a namespace the chart did not render).
-func isTenantLabelled(labels map[string]string) bool {
-	for k := range labels {
-		if strings.HasPrefix(k, "namespace.cozystack.io/") {
-			return true
-		}
-	}
-	return false
 }

@@ -1,6 +1,7 @@
 package tenant
 
 import (
+	"github.com/cozystack/tenantkit/ref"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -55,7 +56,7 @@ func NewTenant(parent, name string, spec TenantSpec) *Tenant {
 }
 
 // ChildNamespace returns the namespace the tenant creates.
-func (t *Tenant) ChildNamespace() (string, error) { return ChildNamespace(t.Namespace, t.Name) }
+func (t *Tenant) ChildNamespace() (string, error) { return ref.ChildNamespace(t.Namespace, t.Name) }
 
 // ReleaseName returns the tenant's Helm release in its parent namespace,
 // "tenant-<name>".

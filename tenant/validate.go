@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 )
 
 // Validate checks the object's names and its spec (see
@@ -13,7 +13,7 @@ import (
 func (k *Kubernetes) Validate(p Platform) error {
 	var ps problems
 	if err := k.Ref().Validate(); err != nil {
-		ps.add("metadata", ErrInvalidName, strings.TrimPrefix(err.Error(), ErrInvalidName.Error()+": "))
+		ps.add("metadata", ref.ErrInvalidName, strings.TrimPrefix(err.Error(), ref.ErrInvalidName.Error()+": "))
 	}
 	if err := k.Spec.Validate(p); err != nil {
 		ps = append(ps, err.(*ValidationError).Errors...)
@@ -43,27 +43,39 @@ func (s KubernetesSpec) Validate(p Platform) error {
 	if s.Version != "" && !s.Version.Valid() {
 		ps.add("spec.version", ErrInvalidValue, fmt.Sprintf("%q is not one of %s", s.Version, joinVersions()))
 	}
-	s.validateOIDC(p, &ps)
+	s.validateOIDC(&p, &ps)
 	s.validateAPIServer(&ps)
 	s.validateAddons(&ps)
 	s.validateNodeGroups(&ps)
 	return ps.err()
 }
 
-func (s KubernetesSpec) validateOIDC(p Platform, ps *problems) {
+// ValidateAuthentication reports the chart's refusals that concern the
+// apiserver's authentication, without the platform's settings: the OIDC
+// mode, users and custom configuration, and the apiserver's extra flags and
+// volumes (see Validate). Package oidc checks its renderer's input with it.
+func (s KubernetesSpec) ValidateAuthentication() error {
+	var ps problems
+	s.validateOIDC(nil, &ps)
+	s.validateAPIServer(&ps)
+	return ps.err()
+}
+
+// validateOIDC checks spec.oidc; a nil p skips the platform's OIDC flag.
+func (s KubernetesSpec) validateOIDC(p *Platform, ps *problems) {
 	o := s.OIDC
 	switch o.Mode {
-	case "", oidc.ModeNone:
-	case oidc.ModeSystem:
-		if !p.OIDCEnabled {
+	case "", OIDCNone:
+	case OIDCSystem:
+		if p != nil && !p.OIDCEnabled {
 			ps.add("spec.oidc.mode", ErrOIDCPlatformDisabled, "")
 		}
-	case oidc.ModeCustomConfig:
-		inline, ref := o.CustomConfig.Config != "", o.CustomConfig.SecretRef.Name != ""
+	case OIDCCustomConfig:
+		inline, secret := o.CustomConfig.Config != "", o.CustomConfig.SecretRef.Name != ""
 		switch {
-		case inline && ref:
+		case inline && secret:
 			ps.add("spec.oidc.customConfig", ErrOIDCCustomConfigConflict, "")
-		case !inline && !ref:
+		case !inline && !secret:
 			ps.add("spec.oidc.customConfig", ErrOIDCCustomConfigMissing, "")
 		}
 	default:

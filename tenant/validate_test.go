@@ -8,8 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
+	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
 func secretVolume(name string) corev1.Volume {
@@ -18,10 +19,10 @@ func secretVolume(name string) corev1.Volume {
 
 func TestKubernetesSpec_Validate(t *testing.T) {
 	oidcOn := tenant.Platform{OIDCEnabled: true}
-	withAPIServer := func(mode oidc.Mode, a tenant.APIServer) tenant.KubernetesSpec {
+	withAPIServer := func(mode tenant.OIDCMode, a tenant.APIServer) tenant.KubernetesSpec {
 		s := tenant.KubernetesSpec{ControlPlane: tenant.ControlPlane{APIServer: a}}
 		s.OIDC.Mode = mode
-		if mode == oidc.ModeCustomConfig {
+		if mode == tenant.OIDCCustomConfig {
 			s.OIDC.CustomConfig.SecretRef.Name = "my-authn"
 		}
 		return s
@@ -35,36 +36,36 @@ func TestKubernetesSpec_Validate(t *testing.T) {
 	}{
 		{name: "empty spec", spec: tenant.KubernetesSpec{}},
 		{name: "defaulted spec", spec: tenant.KubernetesSpec{}.WithDefaults()},
-		{name: "full spec", spec: fullSpec(), platform: oidcOn},
+		{name: "full spec", spec: tenanttest.FullSpec(), platform: oidcOn},
 
 		// OIDC mode and sources.
-		{name: "System without platform OIDC", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeSystem}},
+		{name: "System without platform OIDC", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}},
 			wantErr: tenant.ErrOIDCPlatformDisabled, wantField: "spec.oidc.mode"},
-		{name: "System with platform OIDC", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeSystem}}, platform: oidcOn},
+		{name: "System with platform OIDC", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}}, platform: oidcOn},
 		{name: "CustomConfig with both sources",
-			spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeCustomConfig,
+			spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
 				CustomConfig: tenant.CustomConfig{Config: "apiVersion: x", SecretRef: tenant.SecretRef{Name: "s"}}}},
 			wantErr: tenant.ErrOIDCCustomConfigConflict, wantField: "spec.oidc.customConfig"},
-		{name: "CustomConfig with neither source", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeCustomConfig}},
+		{name: "CustomConfig with neither source", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig}},
 			wantErr: tenant.ErrOIDCCustomConfigMissing, wantField: "spec.oidc.customConfig"},
-		{name: "CustomConfig inline", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeCustomConfig,
+		{name: "CustomConfig inline", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
 			CustomConfig: tenant.CustomConfig{Config: "apiVersion: x"}}}},
 		{name: "unknown mode", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: "Keycloak"}},
 			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.mode"},
-		{name: "user without email", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Role: oidc.RoleView}}}},
+		{name: "user without email", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Role: tenant.RoleView}}}},
 			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.users[0].email"},
 		{name: "user with unknown role", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Email: "a@b", Role: "owner"}}}},
 			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.users[0].role"},
 
 		// Legacy flags.
 		{name: "--oidc- flag with System", platform: oidcOn,
-			spec:    withAPIServer(oidc.ModeSystem, tenant.APIServer{ExtraArgs: []string{"--v=2", "--oidc-issuer-url=https://idp"}}),
+			spec:    withAPIServer(tenant.OIDCSystem, tenant.APIServer{ExtraArgs: []string{"--v=2", "--oidc-issuer-url=https://idp"}}),
 			wantErr: tenant.ErrLegacyOIDCFlag, wantField: "spec.controlPlane.apiServer.extraArgs[1]"},
 		{name: "--authentication-config flag with CustomConfig",
-			spec:    withAPIServer(oidc.ModeCustomConfig, tenant.APIServer{ExtraArgs: []string{"--authentication-config=/x.yaml"}}),
+			spec:    withAPIServer(tenant.OIDCCustomConfig, tenant.APIServer{ExtraArgs: []string{"--authentication-config=/x.yaml"}}),
 			wantErr: tenant.ErrLegacyOIDCFlag, wantField: "spec.controlPlane.apiServer.extraArgs[0]"},
 		{name: "--oidc- flag with OIDC off is the user's business",
-			spec: withAPIServer(oidc.ModeNone, tenant.APIServer{ExtraArgs: []string{"--oidc-issuer-url=https://idp"}})},
+			spec: withAPIServer(tenant.OIDCNone, tenant.APIServer{ExtraArgs: []string{"--oidc-issuer-url=https://idp"}})},
 
 		// Extra volumes.
 		{name: "reserved talos-ca", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("talos-ca")}}),
@@ -72,10 +73,10 @@ func TestKubernetesSpec_Validate(t *testing.T) {
 		{name: "reserved talos-tls-cert", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("a"), secretVolume("talos-tls-cert")}}),
 			wantErr: tenant.ErrReservedVolume, wantField: "spec.controlPlane.apiServer.extraVolumes[1].name"},
 		{name: "authentication-config while OIDC is on",
-			spec:    withAPIServer(oidc.ModeCustomConfig, tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("authentication-config")}}),
+			spec:    withAPIServer(tenant.OIDCCustomConfig, tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("authentication-config")}}),
 			wantErr: tenant.ErrReservedVolume, wantField: "spec.controlPlane.apiServer.extraVolumes[0].name"},
 		{name: "authentication-config while OIDC is off",
-			spec: withAPIServer(oidc.ModeNone, tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("authentication-config")}})},
+			spec: withAPIServer(tenant.OIDCNone, tenant.APIServer{ExtraVolumes: []corev1.Volume{secretVolume("authentication-config")}})},
 		{name: "hostPath source", spec: withAPIServer("", tenant.APIServer{ExtraVolumes: []corev1.Volume{{Name: "h",
 			VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/etc"}}}}}),
 			wantErr: tenant.ErrVolumeSource, wantField: "spec.controlPlane.apiServer.extraVolumes[0]"},
@@ -142,7 +143,7 @@ func TestKubernetesSpec_Validate(t *testing.T) {
 func TestKubernetesSpec_Validate_reportsEveryProblem(t *testing.T) {
 	s := tenant.KubernetesSpec{
 		Version: "v2",
-		OIDC:    tenant.OIDC{Mode: oidc.ModeSystem},
+		OIDC:    tenant.OIDC{Mode: tenant.OIDCSystem},
 		Addons:  tenant.Addons{HAMi: tenant.Addon{Enabled: true}},
 		ControlPlane: tenant.ControlPlane{APIServer: tenant.APIServer{
 			ExtraArgs:    []string{"--oidc-client-id=x"},
@@ -175,7 +176,7 @@ func TestKubernetes_Validate_names(t *testing.T) {
 		if tt.ok {
 			require.NoError(t, err, "%s/%s", tt.ns, tt.name)
 		} else {
-			require.ErrorIs(t, err, tenant.ErrInvalidName, "%s/%s", tt.ns, tt.name)
+			require.ErrorIs(t, err, ref.ErrInvalidName, "%s/%s", tt.ns, tt.name)
 		}
 	}
 }

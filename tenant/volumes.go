@@ -35,8 +35,6 @@ func (s KubernetesSpec) validateAPIServer(ps *problems) {
 		switch {
 		case v.Name == "":
 			ps.add(f+".name", ErrVolumeName, "")
-		case oidcOn && v.Name == AuthenticationConfigVolume:
-			ps.add(f+".name", errReservedAuthnVolume, v.Name)
 		case slices.Contains(reserved, v.Name):
 			ps.add(f+".name", ErrReservedVolume, v.Name)
 		case declared[v.Name]:

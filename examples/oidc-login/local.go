@@ -17,18 +17,20 @@ import (
 	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
 )
 
 var (
-	clusterA = oidc.Cluster{Namespace: "tenant-a", Name: "prod"}
-	clusterB = oidc.Cluster{Namespace: "tenant-b", Name: "prod"}
+	clusterA = ref.Cluster{Namespace: "tenant-a", Name: "prod"}
+	clusterB = ref.Cluster{Namespace: "tenant-b", Name: "prod"}
 )
 
 const demoPassword = "tenantkit-demo"
 
 // tenantCluster is one tenant apiserver of the demo.
 type tenantCluster struct {
-	oidc.Cluster
+	ref.Cluster
 	api      *localenv.APIServer
 	verifier *oidc.Verifier
 }
@@ -57,7 +59,7 @@ func (o *options) runLocal(ctx context.Context) error {
 
 	var clusters []*tenantCluster
 	var rows [][]string
-	for _, c := range []oidc.Cluster{clusterA, clusterB} {
+	for _, c := range []ref.Cluster{clusterA, clusterB} {
 		tc, path, err := o.startTenant(ctx, env, dex, c)
 		if err != nil {
 			return err
@@ -88,13 +90,13 @@ func (o *options) runLocal(ctx context.Context) error {
 // startTenant renders the cluster's AuthenticationConfiguration (System
 // mode, with dex in place of the platform Keycloak) and starts its
 // apiserver with it.
-func (o *options) startTenant(ctx context.Context, env *localenv.Env, dex *localenv.Dex, c oidc.Cluster) (*tenantCluster, string, error) {
-	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: c, Mode: oidc.ModeSystem,
+func (o *options) startTenant(ctx context.Context, env *localenv.Env, dex *localenv.Dex, c ref.Cluster) (*tenantCluster, string, error) {
+	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: c, OIDC: tenant.OIDC{Mode: tenant.OIDCSystem},
 		IssuerURL: dex.IssuerURL, CertificateAuthority: dex.CAPEM, KubernetesVersion: "v1.37"})
 	if err != nil {
 		return nil, "", err
 	}
-	path, err := o.writeFile(c.Namespace+"-"+oidc.AuthnConfigKey, auth.YAML)
+	path, err := o.writeFile(c.Namespace+"-"+ref.OIDCAuthnConfigKey, auth.YAML)
 	if err != nil {
 		return nil, "", err
 	}
@@ -204,7 +206,7 @@ func (o *options) showIsolation(ctx context.Context, a, b *tenantCluster, tokens
 }
 
 // reason says in a few words why the Verifier of cluster a refused a token.
-func reason(a oidc.Cluster, err error) string {
+func reason(a ref.Cluster, err error) string {
 	var aud *oidc.AudienceError
 	var rule *oidc.RuleError
 	switch {
@@ -221,12 +223,12 @@ func reason(a oidc.Cluster, err error) string {
 // showRBAC binds alice as admin and victor as viewer of cluster A with the
 // package, and shows the effect.
 func (o *options) showRBAC(ctx context.Context, a *tenantCluster, tokens map[string]string) error {
-	cs, err := kubernetes.NewForConfig(a.api.RESTConfig())
+	r, err := oidc.NewRBACForConfig(a.api.RESTConfig(), a.Cluster, oidc.RBACConfig{})
 	if err != nil {
 		return err
 	}
-	plan, err := oidc.SyncRBAC(ctx, cs, a.Cluster, []oidc.User{
-		{Email: "alice@a.example", Role: oidc.RoleAdmin}, {Email: "victor@a.example", Role: oidc.RoleView},
+	plan, err := r.Sync(ctx, []tenant.OIDCUser{
+		{Email: "alice@a.example", Role: tenant.RoleAdmin}, {Email: "victor@a.example", Role: tenant.RoleView},
 	})
 	if err != nil {
 		return err

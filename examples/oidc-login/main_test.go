@@ -14,10 +14,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
 	"github.com/cozystack/tenantkit/internal/localenv"
-	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
-	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
 // TestLocalDemo runs the embedded demo end to end: dex, two tenant
@@ -47,10 +47,10 @@ func TestRemote(t *testing.T) {
 	env := localenv.StartT(t, localenv.Config{EtcdMembers: 1})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	p := tenanttest.StartPlatform(t, env.RESTConfig(), tenanttest.PlatformConfig{OIDCEnabled: true})
-	k := tenant.NewKubernetes(tenant.RootNamespace, "prod", tenant.KubernetesSpec{OIDC: tenant.OIDC{
-		Mode:  oidc.ModeSystem,
-		Users: []tenant.OIDCUser{{Email: "alice@example.org", Role: oidc.RoleAdmin}, {Email: "bob@example.org", Role: oidc.RoleView}},
+	p := cozystacktest.NewPlatformT(t, env.RESTConfig(), cozystacktest.PlatformConfig{OIDCEnabled: true})
+	k := tenant.NewKubernetes(ref.RootNamespace, "prod", tenant.KubernetesSpec{OIDC: tenant.OIDC{
+		Mode:  tenant.OIDCSystem,
+		Users: []tenant.OIDCUser{{Email: "alice@example.org", Role: tenant.RoleAdmin}, {Email: "bob@example.org", Role: tenant.RoleView}},
 	}})
 	_, err := p.Client().ApplyKubernetes(ctx, k)
 	require.NoError(t, err)
@@ -58,7 +58,7 @@ func TestRemote(t *testing.T) {
 	require.NoError(t, p.PublishKubeconfig(ctx, k.Ref(), env.RESTConfig()))
 
 	var out bytes.Buffer
-	o := &options{out: &out, outDir: t.TempDir(), timeout: 2 * time.Minute, namespace: tenant.RootNamespace, cluster: "prod", applyRBAC: true}
+	o := &options{out: &out, outDir: t.TempDir(), timeout: 2 * time.Minute, namespace: ref.RootNamespace, cluster: "prod", applyRBAC: true}
 	o.target.Kubeconfig = env.KubeconfigPath()
 	require.NoError(t, o.run(ctx), out.String())
 	got := out.String()

@@ -12,9 +12,11 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/cozystack/tenantkit/cozystack"
 	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 )
 
@@ -25,13 +27,13 @@ func (o *options) runRemote(ctx context.Context) error {
 		return err
 	}
 	defer o.target.Close()
-	ref := tenant.ClusterRef{Namespace: o.namespace, Name: o.cluster}
-	cl, err := tenant.NewCluster(o.target.RESTConfig, ref, tenant.Config{Logger: o.target.Logger()})
+	c := ref.Cluster{Namespace: o.namespace, Name: o.cluster}
+	cl, err := cozystack.NewCluster(o.target.RESTConfig, c, cozystack.Config{Logger: o.target.Logger()})
 	if err != nil {
 		return examplecli.WithCode(examplecli.ExitUsage, err)
 	}
 
-	step := examplecli.Step(os.Stderr, "reading "+ref.String()+" and its tenant's platform values")
+	step := examplecli.Step(os.Stderr, "reading "+c.String()+" and its tenant's platform values")
 	k, err := cl.Kubernetes(ctx)
 	var spec oidc.AuthenticationSpec
 	if err == nil {
@@ -45,11 +47,10 @@ func (o *options) runRemote(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if auth.Mode == oidc.ModeNone {
-		fmt.Fprintf(o.out, "\n%s has OIDC off (spec.oidc.mode None): nothing to render.\n", ref)
+	if auth.Mode == tenant.OIDCNone {
+		fmt.Fprintf(o.out, "\n%s has OIDC off (spec.oidc.mode None): nothing to render.\n", c)
 		return nil
 	}
-	c := ref.OIDC()
 	var rows [][]string
 	add := func(what, name, file string, data []byte) error {
 		path, err := o.writeFile(file, data)
@@ -61,8 +62,8 @@ func (o *options) runRemote(ctx context.Context) error {
 			return err
 		}
 	}
-	if auth.Mode == oidc.ModeSystem {
-		data, err := c.KeycloakYAML()
+	if auth.Mode == tenant.OIDCSystem {
+		data, err := oidc.KeycloakYAML(c)
 		if err != nil {
 			return err
 		}
@@ -70,7 +71,7 @@ func (o *options) runRemote(ctx context.Context) error {
 			return err
 		}
 	}
-	bindings, err := c.Bindings(k.Spec.OIDC.RBACUsers())
+	bindings, err := oidc.Bindings(c, k.Spec.OIDC.Users)
 	if err != nil {
 		return err
 	}
@@ -81,9 +82,9 @@ func (o *options) runRemote(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(o.out, "\n%s: mode %s, audience %s, config API %s\napiserver flag %s, volume %s from Secret %s\n\n",
-		ref, auth.Mode, c.ClientID(), auth.APIVersion, auth.APIServerArgs[0], auth.Volume.Name, auth.Volume.Secret.SecretName)
+		c, auth.Mode, c.ClientID(), auth.APIVersion, auth.APIServerArgs[0], auth.Volume.Name, auth.Volume.Secret.SecretName)
 	examplecli.Table(o.out, []string{"ARTEFACT", "NAME", "FILE"}, rows)
-	return o.planRBAC(ctx, cl, c, k.Spec.OIDC.RBACUsers())
+	return o.planRBAC(ctx, cl, c, k.Spec.OIDC.Users)
 }
 
 func (o *options) writeObject(add func(what, name, file string, data []byte) error, what, name, file string, obj any) error {
@@ -96,7 +97,7 @@ func (o *options) writeObject(add func(what, name, file string, data []byte) err
 
 // renderKubeconfig waits (bounded) for the tenant's admin kubeconfig, whose
 // CA the OIDC kubeconfig carries.
-func (o *options) renderKubeconfig(ctx context.Context, cl *tenant.Cluster, add func(what, name, file string, data []byte) error) error {
+func (o *options) renderKubeconfig(ctx context.Context, cl *cozystack.Cluster, add func(what, name, file string, data []byte) error) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	step := examplecli.Step(os.Stderr, "reading the tenant CA from the admin kubeconfig")
@@ -109,12 +110,12 @@ func (o *options) renderKubeconfig(ctx context.Context, cl *tenant.Cluster, add 
 	if err != nil {
 		return err
 	}
-	return add("OIDC kubeconfig", spec.Cluster.KubeconfigSecret(), "oidc.kubeconfig", data)
+	return add("OIDC kubeconfig", spec.Cluster.OIDCKubeconfigSecret(), "oidc.kubeconfig", data)
 }
 
 // planRBAC compares the users' bindings with the tenant cluster's, when it
 // answers, and applies them with --apply-rbac.
-func (o *options) planRBAC(ctx context.Context, cl *tenant.Cluster, c oidc.Cluster, users []oidc.User) error {
+func (o *options) planRBAC(ctx context.Context, cl *cozystack.Cluster, c ref.Cluster, users []tenant.OIDCUser) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	step := examplecli.Step(os.Stderr, "comparing the users' ClusterRoleBindings with the tenant cluster's")
@@ -123,13 +124,13 @@ func (o *options) planRBAC(ctx context.Context, cl *tenant.Cluster, c oidc.Clust
 		if err != nil {
 			return nil, err
 		}
-		existing, err := oidc.ListRBAC(ctx, cs, c)
+		r, err := oidc.NewRBAC(c, oidc.RBACConfig{Clientset: cs})
 		if err != nil {
 			return nil, err
 		}
-		plan, err := oidc.PlanRBAC(c, users, existing)
+		plan, err := r.Plan(ctx, users)
 		if err == nil && o.applyRBAC {
-			err = plan.Apply(ctx, cs)
+			err = r.Execute(ctx, plan)
 		}
 		return plan, err
 	}()
@@ -151,7 +152,7 @@ func (o *options) planRBAC(ctx context.Context, cl *tenant.Cluster, c oidc.Clust
 
 // remoteErr maps management-cluster errors to exit codes.
 func remoteErr(err error) error {
-	if errors.Is(err, tenant.ErrNotFound) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, cozystack.ErrNotFound) || errors.Is(err, context.DeadlineExceeded) {
 		return examplecli.WithCode(examplecli.ExitFailure, err)
 	}
 	return examplecli.WithCode(examplecli.ExitUnavailable, err)

@@ -14,13 +14,13 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
 	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
 	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/internal/localenv/etcdlayout"
-	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
-	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
 // requireResult checks a capability's row of the summary table.
@@ -60,12 +60,12 @@ func TestQuickstartRemote(t *testing.T) {
 	env := localenv.StartT(t, localenv.Config{EtcdMembers: 1, Cluster: &localenv.ClusterConfig{}})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	p := tenanttest.StartPlatform(t, env.RESTConfig(), tenanttest.PlatformConfig{OIDCEnabled: true})
-	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Namespace: tenant.RootNamespace})
+	p := cozystacktest.NewPlatformT(t, env.RESTConfig(), cozystacktest.PlatformConfig{OIDCEnabled: true})
+	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Namespace: ref.RootNamespace})
 
 	spec := clusterSpec("alice@example.org")
-	spec.OIDC.Users = append(spec.OIDC.Users, tenant.OIDCUser{Email: "bob@example.org", Role: oidc.RoleView})
-	k, err := p.Client().ApplyKubernetes(ctx, tenant.NewKubernetes(tenant.RootNamespace, "prod", spec))
+	spec.OIDC.Users = append(spec.OIDC.Users, tenant.OIDCUser{Email: "bob@example.org", Role: tenant.RoleView})
+	k, err := p.Client().ApplyKubernetes(ctx, tenant.NewKubernetes(ref.RootNamespace, "prod", spec))
 	require.NoError(t, err)
 	// A field from a newer Cozystack: read, listed, not a failure.
 	dyn := dynamic.NewForConfigOrDie(env.RESTConfig())
@@ -84,7 +84,7 @@ func TestQuickstartRemote(t *testing.T) {
 
 	var out, progress bytes.Buffer
 	o := &options{out: &out, progress: &progress, timeout: 3 * time.Minute,
-		namespace: tenant.RootNamespace, cluster: "prod", etcdDial: tn.DialContext}
+		namespace: ref.RootNamespace, cluster: "prod", etcdDial: tn.DialContext}
 	o.target.Kubeconfig = env.KubeconfigPath()
 	err = o.run(ctx)
 	t.Log("\n" + out.String())

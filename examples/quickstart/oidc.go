@@ -23,7 +23,7 @@ import (
 func (w *world) oidc(ctx context.Context) (string, error) {
 	a, b := w.clusters[0], w.clusters[1]
 	step := w.step(fmt.Sprintf("logging %s in at the IdP for %s", a.user, a.Ref()))
-	token, err := w.dex.PasswordToken(ctx, a.user, demoPassword, a.Ref().OIDC().ClientID())
+	token, err := w.dex.PasswordToken(ctx, a.user, demoPassword, a.Ref().ClientID())
 	if err == nil {
 		err = waitAccepted(ctx, a, token) // the authenticator discovers the issuer in the background
 	}

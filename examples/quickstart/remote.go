@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/cozystack"
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 )
 
@@ -22,7 +24,7 @@ const stepTimeout = 2 * time.Minute
 
 // remote is the read-only tour of one real tenant cluster.
 type remote struct {
-	cl   *tenant.Cluster
+	cl   *cozystack.Cluster
 	out  io.Writer
 	dial etcdrelocate.DialFunc
 	k    *tenant.Kubernetes // read by the tenant step
@@ -35,8 +37,8 @@ func (o *options) runRemote(ctx context.Context) error {
 		return err
 	}
 	defer o.target.Close()
-	ref := tenant.ClusterRef{Namespace: o.namespace, Name: o.cluster}
-	cl, err := tenant.NewCluster(o.target.RESTConfig, ref, tenant.Config{Logger: o.target.Logger()})
+	c := ref.Cluster{Namespace: o.namespace, Name: o.cluster}
+	cl, err := cozystack.NewCluster(o.target.RESTConfig, c, cozystack.Config{Logger: o.target.Logger()})
 	if err != nil {
 		return examplecli.WithCode(examplecli.ExitUsage, err)
 	}
@@ -75,7 +77,7 @@ func (r *remote) tenant(ctx context.Context) (string, error) {
 		return "", err
 	}
 	r.k = k
-	ref := k.Ref()
+	c := k.Ref()
 	var addons []string
 	for _, a := range tenant.AddonKeys() {
 		if k.Spec.Addons.Enabled(a) {
@@ -83,10 +85,10 @@ func (r *remote) tenant(ctx context.Context) (string, error) {
 		}
 	}
 	examplecli.Table(r.out, []string{"FIELD", "VALUE"}, [][]string{
-		{"release", ref.ReleaseName()},
+		{"release", c.Release()},
 		{"host", k.Host(s.Host)},
 		{"version", string(k.Spec.WithDefaults().Version)},
-		{"admin kubeconfig", ref.AdminKubeconfigSecret()},
+		{"admin kubeconfig", c.AdminKubeconfigSecret()},
 		{"etcd (datastore)", orNone(s.Etcd)},
 		{"addons on", strings.Join(addons, ", ")},
 		{"ready", fmt.Sprint(k.Status.Ready())},
@@ -95,7 +97,7 @@ func (r *remote) tenant(ctx context.Context) (string, error) {
 	if err := k.Validate(p); err != nil {
 		return "", fmt.Errorf("the chart would refuse it: %w", err)
 	}
-	return fmt.Sprintf("%s read; the chart's checks pass on its platform", ref), nil
+	return fmt.Sprintf("%s read; the chart's checks pass on its platform", c), nil
 }
 
 // oidc renders what the chart renders for the cluster's OIDC mode, and the
@@ -112,7 +114,7 @@ func (r *remote) oidc(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c := r.k.Ref().OIDC()
+	c := r.k.Ref()
 	rows := [][]string{{"apiserver flag", strings.Join(auth.APIServerArgs, " ")}}
 	if auth.Config != nil {
 		iss := auth.Config.JWT[0].Issuer
@@ -121,7 +123,7 @@ func (r *remote) oidc(ctx context.Context) (string, error) {
 	if auth.Secret != nil {
 		rows = append(rows, []string{"AuthenticationConfiguration Secret", auth.Secret.Name + " (" + auth.APIVersion + ")"})
 	}
-	if auth.Mode == oidc.ModeSystem {
+	if auth.Mode == tenant.OIDCSystem {
 		rows = append(rows, []string{"Keycloak client and scope", c.ClientID() + ", " + c.AudienceScope()})
 	}
 	ks, err := r.cl.OIDCKubeconfigSpec(ctx) // needs the admin kubeconfig, for the tenant CA

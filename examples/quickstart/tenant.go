@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
 	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
-	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
 const demoPassword = "tenantkit-demo"
@@ -33,14 +34,14 @@ func clusterSpec(admin string) tenant.KubernetesSpec {
 			"gpu": {MaxReplicas: new(2), InstanceType: "u1.xlarge", GPUs: []tenant.GPU{{Name: "nvidia.com/GA100_A100_PCIE_80GB"}}},
 		},
 		Addons: tenant.Addons{GPUOperator: tenant.Addon{Enabled: true}, HAMi: tenant.Addon{Enabled: true}},
-		OIDC:   tenant.OIDC{Mode: oidc.ModeSystem, Users: []tenant.OIDCUser{{Email: admin, Role: oidc.RoleAdmin}}},
+		OIDC:   tenant.OIDC{Mode: tenant.OIDCSystem, Users: []tenant.OIDCUser{{Email: admin, Role: tenant.RoleAdmin}}},
 	}
 }
 
 // tenants sets up the platform, applies a tenant and a Kubernetes cluster
 // for each of tenants, and provisions the clusters.
 func (w *world) tenants(ctx context.Context) (string, error) {
-	p, err := tenanttest.NewPlatform(ctx, w.env.RESTConfig(), tenanttest.PlatformConfig{OIDCEnabled: true})
+	p, err := cozystacktest.NewPlatform(ctx, w.env.RESTConfig(), cozystacktest.PlatformConfig{OIDCEnabled: true})
 	if err != nil {
 		return "", err
 	}
@@ -50,7 +51,7 @@ func (w *world) tenants(ctx context.Context) (string, error) {
 	}
 	c := p.Client()
 	for _, tn := range tenants {
-		ns, err := p.CreateTenant(ctx, tenant.NewTenant(tenant.RootNamespace, tn.name, tenant.TenantSpec{Etcd: true}))
+		ns, err := p.CreateTenant(ctx, tenant.NewTenant(ref.RootNamespace, tn.name, tenant.TenantSpec{Etcd: true}))
 		if err != nil {
 			return "", err
 		}
@@ -83,8 +84,8 @@ func (w *world) tenants(ctx context.Context) (string, error) {
 func (w *world) startIdP(ctx context.Context) error {
 	cfg := localenv.DexConfig{}
 	for _, tn := range tenants {
-		ns, _ := tenant.ChildNamespace(tenant.RootNamespace, tn.name)
-		cfg.Clients = append(cfg.Clients, oidc.Cluster{Namespace: ns, Name: "prod"}.ClientID())
+		ns, _ := ref.ChildNamespace(ref.RootNamespace, tn.name)
+		cfg.Clients = append(cfg.Clients, ref.Cluster{Namespace: ns, Name: "prod"}.ClientID())
 		cfg.Users = append(cfg.Users, localenv.DexUser{Email: tn.user, Password: demoPassword, Groups: []string{ns + "-admin"}})
 	}
 	step := w.step("starting dex as the platform's OIDC issuer")
@@ -120,7 +121,7 @@ func (w *world) provisionOne(ctx context.Context, tc *tenantCluster) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(w.env.Dir(), tc.Ref().Namespace+"-"+oidc.AuthnConfigKey)
+	path := filepath.Join(w.env.Dir(), tc.Ref().Namespace+"-"+ref.OIDCAuthnConfigKey)
 	if err := os.WriteFile(path, auth.YAML, 0o600); err != nil {
 		return err
 	}
@@ -148,9 +149,9 @@ func (w *world) showClusters(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		ref := k.Ref()
-		rows = append(rows, []string{ref.String(), ref.ReleaseName(), ref.AdminKubeconfigSecret(),
-			ref.OIDC().ClientID(), etcd, tc.api.URL})
+		c := k.Ref()
+		rows = append(rows, []string{c.String(), c.Release(), c.AdminKubeconfigSecret(),
+			c.ClientID(), etcd, tc.api.URL})
 	}
 	examplecli.Table(w.out, []string{"CLUSTER", "RELEASE", "ADMIN KUBECONFIG", "OIDC AUDIENCE", "ETCD", "APISERVER"}, rows)
 	return "tenants alpha and beta, a cluster each: validated, applied, read back, apiservers up", nil

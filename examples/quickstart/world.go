@@ -4,11 +4,11 @@ import (
 	"context"
 	"io"
 
+	"github.com/cozystack/tenantkit/cozystack"
+	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
 	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/oidc"
-	"github.com/cozystack/tenantkit/tenant"
-	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
 // world is what the embedded story runs on: a management cluster with four
@@ -20,7 +20,7 @@ type world struct {
 	out      io.Writer
 	progress io.Writer
 
-	platform *tenanttest.Platform
+	platform *cozystacktest.Platform
 	dex      *localenv.Dex
 	clusters []*tenantCluster // A (tenant alpha), B (tenant beta)
 }
@@ -28,7 +28,7 @@ type world struct {
 // tenantCluster is one tenant cluster: the package tenant handle, and the
 // apiserver that stands in for its Kamaji control plane.
 type tenantCluster struct {
-	*tenant.Cluster
+	*cozystack.Cluster
 	user     string // the cluster's admin user, in the IdP
 	api      *localenv.APIServer
 	verifier *oidc.Verifier // checks tokens as api does, and says why not

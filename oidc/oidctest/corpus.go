@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 )
 
 // Case is one token of the bad-input corpus.
@@ -25,11 +26,11 @@ type Case struct {
 // CorpusConfig says whom the corpus's tokens are for.
 type CorpusConfig struct {
 	// Cluster is the cluster the verifier under test guards; the verifier
-	// must use Cluster.JWTAuthenticator(iss.URL(), ...).
-	Cluster oidc.Cluster
+	// must use oidc.JWTAuthenticator(Cluster, iss.URL(), ...).
+	Cluster ref.Cluster
 	// Other is another cluster of the same issuer (default: Cluster with
 	// the name suffixed "-other").
-	Other oidc.Cluster
+	Other ref.Cluster
 	// Email is the user (default alice@example.org).
 	Email string
 }
@@ -42,8 +43,8 @@ type CorpusConfig struct {
 // calling Corpus: the "rotated key" case removes its key from the JWKS.
 func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	t.Helper()
-	if cfg.Other == (oidc.Cluster{}) {
-		cfg.Other = oidc.Cluster{Namespace: cfg.Cluster.Namespace, Name: cfg.Cluster.Name + "-other"}
+	if cfg.Other == (ref.Cluster{}) {
+		cfg.Other = ref.Cluster{Namespace: cfg.Cluster.Namespace, Name: cfg.Cluster.Name + "-other"}
 	}
 	if cfg.Email == "" {
 		cfg.Email = "alice@example.org"

@@ -6,7 +6,7 @@
 //
 //	iss := oidctest.NewIssuer(t, oidctest.Config{})
 //	v, err := oidc.NewVerifier(ctx, oidc.VerifierConfig{
-//		JWT:        cluster.JWTAuthenticator(iss.URL(), iss.CAPEM()),
+//		JWT:        oidc.JWTAuthenticator(cluster, iss.URL(), iss.CAPEM()),
 //		HTTPClient: iss.Client(),
 //	})
 //	token := iss.Sign(t, iss.Claims(cluster.ClientID(), "alice@example.org", "tenant-acme-admin"))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/oidc/oidctest"
+	"github.com/cozystack/tenantkit/ref"
 )
 
 // Mint the tokens a test needs, valid and not, and watch a Verifier refuse
@@ -19,8 +20,8 @@ func ExampleIssuer() {
 		return
 	}
 	defer iss.Close()
-	c := oidc.Cluster{Namespace: "tenant-acme", Name: "prod"}
-	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: c.JWTAuthenticator(iss.URL(), iss.CAPEM())})
+	c := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
+	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: oidc.JWTAuthenticator(c, iss.URL(), iss.CAPEM())})
 	if err != nil {
 		fmt.Println(err)
 		return

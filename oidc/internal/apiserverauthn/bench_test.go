@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/oidc/oidctest"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkVerify(b *testing.B) {
 	for _, alg := range []string{"RS256", "ES256"} {
 		b.Run(alg, func(b *testing.B) {
 			iss := oidctest.NewIssuer(b, oidctest.Config{Algorithm: joseAlg(alg)})
-			jwt := acme.JWTAuthenticator(iss.URL(), iss.CAPEM())
+			jwt := oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM())
 			token := iss.Sign(b, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "devs"))
 			ctx := context.Background()
 
@@ -85,7 +86,7 @@ func BenchmarkVerifyRatio(b *testing.B) {
 	for _, alg := range []string{"RS256", "ES256"} {
 		b.Run(alg, func(b *testing.B) {
 			iss := oidctest.NewIssuer(b, oidctest.Config{Algorithm: joseAlg(alg)})
-			jwt := acme.JWTAuthenticator(iss.URL(), iss.CAPEM())
+			jwt := oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM())
 			token := iss.Sign(b, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "devs"))
 			ctx := context.Background()
 			base := newGoOIDCVerifier(b, iss, acme.ClientID())

@@ -16,11 +16,12 @@ import (
 
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/oidc/oidctest"
+	"github.com/cozystack/tenantkit/ref"
 )
 
 var (
-	acme  = oidc.Cluster{Namespace: "tenant-acme", Name: "prod"}
-	other = oidc.Cluster{Namespace: "tenant-acme", Name: "stage"}
+	acme  = ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
+	other = ref.Cluster{Namespace: "tenant-acme", Name: "stage"}
 )
 
 func ptr(s string) *string { return &s }
@@ -31,7 +32,7 @@ func ptr(s string) *string { return &s }
 func configs(iss *oidctest.Issuer) map[string]apiserver.JWTAuthenticator {
 	ca := string(iss.CAPEM())
 	return map[string]apiserver.JWTAuthenticator{
-		"cozystack-system": acme.JWTAuthenticator(iss.URL(), iss.CAPEM()),
+		"cozystack-system": oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()),
 		"cel": {
 			Issuer: apiserver.Issuer{URL: iss.URL(), CertificateAuthority: ca,
 				Audiences: []string{acme.ClientID(), "kubectl"}, AudienceMatchPolicy: apiserver.AudienceMatchPolicyMatchAny},

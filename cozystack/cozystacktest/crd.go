@@ -1,4 +1,4 @@
-package tenanttest
+package cozystacktest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package tenant
+package ref
 
 import (
 	"fmt"
@@ -12,7 +12,10 @@ const RootNamespace = "tenant-root"
 // RootTenant is the name of the root tenant.
 const RootTenant = "root"
 
-// tenantName is what the chart accepts as a tenant name: a DNS label
+// maxNamespaceLen is Kubernetes' limit on namespace names (a DNS label).
+const maxNamespaceLen = 63
+
+// tenantName is what the tenant chart accepts as a tenant name: a DNS label
 // without dashes (the dash separates levels of the hierarchy).
 var tenantName = regexp.MustCompile(`^[a-z0-9]+$`)
 
@@ -26,7 +29,7 @@ func ValidateTenantName(name string) error {
 }
 
 // ChildNamespace returns the namespace of tenant name created in the tenant
-// namespace parent, as the chart names it: "tenant-<name>" under
+// namespace parent, as the tenant chart names it: "tenant-<name>" under
 // tenant-root, "<parent>-<name>" below that.
 func ChildNamespace(parent, name string) (string, error) {
 	if _, err := ParseNamespace(parent); err != nil {
@@ -39,8 +42,8 @@ func ChildNamespace(parent, name string) (string, error) {
 		return "tenant-" + name, nil
 	}
 	ns := parent + "-" + name
-	if len(ns) > 63 {
-		return "", fmt.Errorf("%w: namespace %q is longer than 63 characters", ErrInvalidName, ns)
+	if len(ns) > maxNamespaceLen {
+		return "", fmt.Errorf("%w: namespace %q is longer than %d characters", ErrInvalidName, ns, maxNamespaceLen)
 	}
 	return ns, nil
 }
@@ -50,8 +53,8 @@ func ChildNamespace(parent, name string) (string, error) {
 // tenant-acme-dev → [root acme dev].
 func ParseNamespace(ns string) ([]string, error) {
 	rest, ok := strings.CutPrefix(ns, "tenant-")
-	if !ok || rest == "" || len(ns) > 63 {
-		return nil, fmt.Errorf("%w: %q is not a tenant namespace (tenant-<name>[-<name>...])", ErrInvalidName, ns)
+	if !ok || rest == "" || len(ns) > maxNamespaceLen {
+		return nil, notTenantNamespace(ns)
 	}
 	if ns == RootNamespace {
 		return []string{RootTenant}, nil
@@ -59,11 +62,15 @@ func ParseNamespace(ns string) ([]string, error) {
 	path := []string{RootTenant}
 	for _, name := range strings.Split(rest, "-") {
 		if !tenantName.MatchString(name) || name == RootTenant && len(path) == 1 {
-			return nil, fmt.Errorf("%w: %q is not a tenant namespace (tenant-<name>[-<name>...])", ErrInvalidName, ns)
+			return nil, notTenantNamespace(ns)
 		}
 		path = append(path, name)
 	}
 	return path, nil
+}
+
+func notTenantNamespace(ns string) error {
+	return fmt.Errorf("%w: %q is not a tenant namespace (tenant-<name>[-<name>...])", ErrInvalidName, ns)
 }
 
 // ParentNamespace returns the namespace of the tenant that owns ns:

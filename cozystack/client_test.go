@@ -1,4 +1,4 @@
-package tenant_test
+package cozystack_test
 
 import (
 	"testing"
@@ -10,7 +10,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/cozystack"
+	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
@@ -18,13 +20,13 @@ import (
 func TestClient_kubernetesThroughTheAPI(t *testing.T) {
 	env := testEnv(t)
 	ctx := t.Context()
-	p := tenanttest.StartPlatform(t, env.RESTConfig(), tenanttest.PlatformConfig{OIDCEnabled: true})
-	ns, err := p.CreateTenant(ctx, tenant.NewTenant(tenant.RootNamespace, "apitrip", tenant.TenantSpec{Etcd: true}))
+	p := cozystacktest.NewPlatformT(t, env.RESTConfig(), cozystacktest.PlatformConfig{OIDCEnabled: true})
+	ns, err := p.CreateTenant(ctx, tenant.NewTenant(ref.RootNamespace, "apitrip", tenant.TenantSpec{Etcd: true}))
 	require.NoError(t, err)
 	c := p.Client()
 	dyn := dynamic.NewForConfigOrDie(env.RESTConfig())
 
-	k := tenant.NewKubernetes(ns, "prod", fullSpec())
+	k := tenant.NewKubernetes(ns, "prod", tenanttest.FullSpec())
 	k.Labels = map[string]string{"team": "platform"}
 
 	t.Run("create, read back, list", func(t *testing.T) {
@@ -128,7 +130,7 @@ func TestClient_kubernetesThroughTheAPI(t *testing.T) {
 	t.Run("delete is idempotent", func(t *testing.T) {
 		require.NoError(t, c.DeleteKubernetes(ctx, k.Ref()))
 		_, err := c.Kubernetes(ctx, k.Ref())
-		require.ErrorIs(t, err, tenant.ErrNotFound)
+		require.ErrorIs(t, err, cozystack.ErrNotFound)
 		require.NoError(t, c.DeleteKubernetes(ctx, k.Ref()))
 	})
 }
@@ -136,9 +138,9 @@ func TestClient_kubernetesThroughTheAPI(t *testing.T) {
 func TestClient_platformRules(t *testing.T) {
 	env := testEnv(t)
 	ctx := t.Context()
-	p := tenanttest.StartPlatform(t, env.RESTConfig(), tenanttest.PlatformConfig{OIDCEnabled: true})
+	p := cozystacktest.NewPlatformT(t, env.RESTConfig(), cozystacktest.PlatformConfig{OIDCEnabled: true})
 	c := p.Client()
-	system := tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeSystem}}
+	system := tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}}
 
 	// A tenant namespace whose platform has OIDC off, as Cozystack's
 	// cozystack-values Secret tells it.
@@ -153,7 +155,7 @@ func TestClient_platformRules(t *testing.T) {
 	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes("tenant-nooidc", "a", system))
 	require.ErrorIs(t, err, tenant.ErrOIDCPlatformDisabled)
 
-	ns, err := p.CreateTenant(ctx, tenant.NewTenant(tenant.RootNamespace, "withoidc", tenant.TenantSpec{}))
+	ns, err := p.CreateTenant(ctx, tenant.NewTenant(ref.RootNamespace, "withoidc", tenant.TenantSpec{}))
 	require.NoError(t, err)
 	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "a", system))
 	require.NoError(t, err, "platform OIDC is on for this tenant")
@@ -161,9 +163,9 @@ func TestClient_platformRules(t *testing.T) {
 	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes("tenant-missing", "a", tenant.KubernetesSpec{}))
 	require.Error(t, err, "the namespace does not exist")
 	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes("default", "a", tenant.KubernetesSpec{}))
-	require.ErrorIs(t, err, tenant.ErrInvalidName)
+	require.ErrorIs(t, err, ref.ErrInvalidName)
 
-	skip, err := tenant.New(env.RESTConfig(), tenant.Config{SkipValidation: true})
+	skip, err := cozystack.NewForConfig(env.RESTConfig(), cozystack.Config{SkipValidation: true})
 	require.NoError(t, err)
 	_, err = skip.ApplyKubernetes(ctx, tenant.NewKubernetes("tenant-nooidc", "b", system))
 	require.NoError(t, err, "SkipValidation leaves the check to the chart")
@@ -172,10 +174,10 @@ func TestClient_platformRules(t *testing.T) {
 func TestClient_tenantsAndValues(t *testing.T) {
 	env := testEnv(t)
 	ctx := t.Context()
-	p := tenanttest.StartPlatform(t, env.RESTConfig(), tenanttest.PlatformConfig{RootHost: "cozy.example"})
+	p := cozystacktest.NewPlatformT(t, env.RESTConfig(), cozystacktest.PlatformConfig{RootHost: "cozy.example"})
 	c := p.Client()
 
-	acme := tenant.NewTenant(tenant.RootNamespace, "hier", tenant.TenantSpec{Etcd: true, Gateway: new(true)})
+	acme := tenant.NewTenant(ref.RootNamespace, "hier", tenant.TenantSpec{Etcd: true, Gateway: new(true)})
 	acmeNS, err := p.CreateTenant(ctx, acme)
 	require.NoError(t, err)
 	dev := tenant.NewTenant(acmeNS, "dev", tenant.TenantSpec{SeaweedFS: true, Host: "dev.example"})
@@ -202,10 +204,10 @@ func TestClient_tenantsAndValues(t *testing.T) {
 	require.Equal(t, s, fromLabels)
 
 	_, _, err = c.Values(ctx, "tenant-nothere")
-	require.ErrorIs(t, err, tenant.ErrNotFound)
+	require.ErrorIs(t, err, cozystack.ErrNotFound)
 
 	require.NoError(t, c.DeleteTenant(ctx, acmeNS, "dev"))
 	_, err = c.Tenant(ctx, acmeNS, "dev")
-	require.ErrorIs(t, err, tenant.ErrNotFound)
+	require.ErrorIs(t, err, cozystack.ErrNotFound)
 	require.NoError(t, c.DeleteTenant(ctx, acmeNS, "dev"))
 }

@@ -1,4 +1,4 @@
-package tenant_test
+package cozystack_test
 
 import (
 	"context"
@@ -11,9 +11,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cozystack/tenantkit/cozystack"
+	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
 	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
-	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
 // TestCluster_handle plays Cozystack's part by hand: a tenant with a
@@ -23,14 +25,14 @@ import (
 func TestCluster_handle(t *testing.T) {
 	env := testEnv(t)
 	ctx := t.Context()
-	p := tenanttest.StartPlatform(t, env.RESTConfig(), tenanttest.PlatformConfig{})
-	ns, err := p.CreateTenant(ctx, tenant.NewTenant(tenant.RootNamespace, "handle", tenant.TenantSpec{Etcd: true}))
+	p := cozystacktest.NewPlatformT(t, env.RESTConfig(), cozystacktest.PlatformConfig{})
+	ns, err := p.CreateTenant(ctx, tenant.NewTenant(ref.RootNamespace, "handle", tenant.TenantSpec{Etcd: true}))
 	require.NoError(t, err)
 	_, err = p.Client().ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "prod", tenant.KubernetesSpec{}))
 	require.NoError(t, err)
 
-	ref := tenant.ClusterRef{Namespace: ns, Name: "prod"}
-	cl, err := tenant.NewCluster(env.RESTConfig(), ref, tenant.Config{PollInterval: 50 * time.Millisecond})
+	c := ref.Cluster{Namespace: ns, Name: "prod"}
+	cl, err := cozystack.NewCluster(env.RESTConfig(), c, cozystack.Config{PollInterval: 50 * time.Millisecond})
 	require.NoError(t, err)
 
 	t.Run("names and services", func(t *testing.T) {
@@ -42,18 +44,18 @@ func TestCluster_handle(t *testing.T) {
 		require.Equal(t, ns, etcd)
 		s3, err := cl.SeaweedFSNamespace(ctx)
 		require.NoError(t, err)
-		require.Equal(t, tenant.RootNamespace, s3)
+		require.Equal(t, ref.RootNamespace, s3)
 	})
 
 	t.Run("not ready until Kamaji writes the Secret", func(t *testing.T) {
-		_, err := cl.Kubeconfig(ctx, tenant.AdminConf)
-		require.ErrorIs(t, err, tenant.ErrKubeconfigNotReady)
+		_, err := cl.Kubeconfig(ctx, ref.AdminConf)
+		require.ErrorIs(t, err, cozystack.ErrKubeconfigNotReady)
 		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 		defer cancel()
-		_, err = cl.WaitKubeconfig(short, tenant.SuperAdminSvc)
+		_, err = cl.WaitKubeconfig(short, ref.SuperAdminSvc)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		_, err = cl.Kubeconfig(ctx, "kubeconfig")
-		require.ErrorIs(t, err, tenant.ErrInvalidValue)
+		require.ErrorIs(t, err, cozystack.ErrInvalidConfig)
 	})
 
 	t.Run("waits for the kubeconfig and reaches the tenant cluster", func(t *testing.T) {
@@ -62,9 +64,9 @@ func TestCluster_handle(t *testing.T) {
 		published := make(chan error, 1)
 		go func() {
 			time.Sleep(300 * time.Millisecond)
-			published <- p.PublishKubeconfig(context.Background(), ref, tenantAPI.RESTConfig())
+			published <- p.PublishKubeconfig(context.Background(), c, tenantAPI.RESTConfig())
 		}()
-		data, err := cl.WaitKubeconfig(ctx, tenant.AdminConf)
+		data, err := cl.WaitKubeconfig(ctx, ref.AdminConf)
 		require.NoError(t, err)
 		require.NoError(t, <-published)
 		require.Contains(t, string(data), tenantAPI.URL)
@@ -80,7 +82,7 @@ func TestCluster_handle(t *testing.T) {
 		_, err = mgmt.CoreV1().Namespaces().Get(ctx, "inside-tenant", metav1.GetOptions{})
 		require.True(t, apierrors.IsNotFound(err), "the handle's client reaches the tenant cluster, not the management cluster")
 
-		for _, variant := range tenant.KubeconfigVariants() {
+		for _, variant := range ref.KubeconfigVariants() {
 			rc, err := cl.RESTConfig(ctx, variant)
 			require.NoError(t, err)
 			require.Equal(t, tenantAPI.URL, rc.Host)
@@ -88,7 +90,7 @@ func TestCluster_handle(t *testing.T) {
 	})
 
 	t.Run("a malformed kubeconfig is an error, not a wait", func(t *testing.T) {
-		bad := tenant.ClusterRef{Namespace: ns, Name: "broken"}
+		bad := ref.Cluster{Namespace: ns, Name: "broken"}
 		mgmt := kubernetes.NewForConfigOrDie(env.RESTConfig())
 		_, err := mgmt.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: bad.AdminKubeconfigSecret()},
@@ -97,24 +99,24 @@ func TestCluster_handle(t *testing.T) {
 		require.NoError(t, err)
 		bcl, err := p.Client().Cluster(bad)
 		require.NoError(t, err)
-		_, err = bcl.WaitKubeconfig(ctx, tenant.AdminConf)
-		require.ErrorIs(t, err, tenant.ErrMalformedKubeconfig)
-		_, err = bcl.Kubeconfig(ctx, tenant.SuperAdminSvc)
-		require.ErrorIs(t, err, tenant.ErrKubeconfigNotReady, "a missing key is not ready yet")
+		_, err = bcl.WaitKubeconfig(ctx, ref.AdminConf)
+		require.ErrorIs(t, err, cozystack.ErrMalformedKubeconfig)
+		_, err = bcl.Kubeconfig(ctx, ref.SuperAdminSvc)
+		require.ErrorIs(t, err, cozystack.ErrKubeconfigNotReady, "a missing key is not ready yet")
 	})
 
 	t.Run("a tenant without etcd up its hierarchy", func(t *testing.T) {
 		mgmt := kubernetes.NewForConfigOrDie(env.RESTConfig())
 		_, err := mgmt.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant-noetcd"}}, metav1.CreateOptions{})
 		require.NoError(t, err)
-		ncl, err := p.Client().Cluster(tenant.ClusterRef{Namespace: "tenant-noetcd", Name: "x"})
+		ncl, err := p.Client().Cluster(ref.Cluster{Namespace: "tenant-noetcd", Name: "x"})
 		require.NoError(t, err)
 		_, err = ncl.EtcdNamespace(ctx)
-		require.ErrorIs(t, err, tenant.ErrNoEtcd)
+		require.ErrorIs(t, err, cozystack.ErrNoEtcd)
 		_, err = ncl.SeaweedFSNamespace(ctx)
-		require.ErrorIs(t, err, tenant.ErrNoSeaweedFS)
+		require.ErrorIs(t, err, cozystack.ErrNoSeaweedFS)
 	})
 
-	_, err = p.Client().Cluster(tenant.ClusterRef{Namespace: "kube-system", Name: "x"})
-	require.ErrorIs(t, err, tenant.ErrInvalidName)
+	_, err = p.Client().Cluster(ref.Cluster{Namespace: "kube-system", Name: "x"})
+	require.ErrorIs(t, err, ref.ErrInvalidName)
 }

@@ -1,4 +1,4 @@
-package tenanttest
+package cozystacktest
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ func Kubeconfig(name string, rc *rest.Config) ([]byte, error) {
 	cfg.CurrentContext = name
 	data, err := clientcmd.Write(*cfg)
 	if err != nil {
-		return nil, fmt.Errorf("tenanttest: render kubeconfig: %w", err)
+		return nil, fmt.Errorf("cozystacktest: render kubeconfig: %w", err)
 	}
 	return data, nil
 }

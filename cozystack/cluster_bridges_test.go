@@ -1,4 +1,4 @@
-package tenant_test
+package cozystack_test
 
 import (
 	"context"
@@ -11,13 +11,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
 	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
-	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
 // TestCluster_bridges checks that the handle hands the other packages what
@@ -28,12 +29,12 @@ import (
 func TestCluster_bridges(t *testing.T) {
 	env := testEnv(t)
 	ctx := t.Context()
-	p := tenanttest.StartPlatform(t, env.RESTConfig(), tenanttest.PlatformConfig{OIDCEnabled: true})
-	ns, err := p.CreateTenant(ctx, tenant.NewTenant(tenant.RootNamespace, "bridges", tenant.TenantSpec{Etcd: true}))
+	p := cozystacktest.NewPlatformT(t, env.RESTConfig(), cozystacktest.PlatformConfig{OIDCEnabled: true})
+	ns, err := p.CreateTenant(ctx, tenant.NewTenant(ref.RootNamespace, "bridges", tenant.TenantSpec{Etcd: true}))
 	require.NoError(t, err)
 	c := p.Client()
-	spec := tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: oidc.ModeSystem, Users: []tenant.OIDCUser{
-		{Email: "alice@acme.example", Role: oidc.RoleAdmin}, {Email: "bob@acme.example", Role: oidc.RoleView}}}}
+	spec := tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem, Users: []tenant.OIDCUser{
+		{Email: "alice@acme.example", Role: tenant.RoleAdmin}, {Email: "bob@acme.example", Role: tenant.RoleView}}}}
 	k, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "prod", spec))
 	require.NoError(t, err)
 	cl, err := c.Cluster(k.Ref())
@@ -83,7 +84,7 @@ func TestCluster_bridges(t *testing.T) {
 	t.Run("CustomConfig issuer from the tenant's Secret", func(t *testing.T) {
 		_, err := mgmt.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: "my-authn"},
-			StringData: map[string]string{tenant.OIDCAuthnConfigKey: `apiVersion: apiserver.config.k8s.io/v1
+			StringData: map[string]string{ref.OIDCAuthnConfigKey: `apiVersion: apiserver.config.k8s.io/v1
 kind: AuthenticationConfiguration
 jwt:
 - issuer:
@@ -94,7 +95,7 @@ jwt:
 `}}, metav1.CreateOptions{})
 		require.NoError(t, err)
 		byo, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "byo", tenant.KubernetesSpec{OIDC: tenant.OIDC{
-			Mode: oidc.ModeCustomConfig, CustomConfig: tenant.CustomConfig{SecretRef: tenant.SecretRef{Name: "my-authn"}}}}))
+			Mode: tenant.OIDCCustomConfig, CustomConfig: tenant.CustomConfig{SecretRef: tenant.SecretRef{Name: "my-authn"}}}}))
 		require.NoError(t, err)
 		require.NoError(t, p.PublishKubeconfig(ctx, byo.Ref(), tenantAPI.RESTConfig()))
 		bcl, err := c.Cluster(byo.Ref())
@@ -109,7 +110,7 @@ jwt:
 		ocl, err := c.Cluster(off.Ref())
 		require.NoError(t, err)
 		_, err = ocl.OIDCKubeconfigSpec(ctx)
-		require.ErrorIs(t, err, tenant.ErrInvalidValue)
+		require.ErrorIs(t, err, oidc.ErrInvalidConfig)
 	})
 
 	t.Run("Velero settings from a Bucket", func(t *testing.T) {
@@ -129,14 +130,14 @@ jwt:
 		bsl := v.ValuesOverride["velero"].(map[string]any)["configuration"].(map[string]any)["backupStorageLocation"].([]any)[0].(map[string]any)
 		require.Equal(t, "bucket-91bbb59f", bsl["bucket"])
 		require.Equal(t, "https://s3.example.org", bsl["config"].(map[string]any)["s3Url"])
-		require.Equal(t, []tenant.OIDCUser{{Email: "alice@acme.example", Role: oidc.RoleAdmin}}, stored.Spec.OIDC.Users, "the rest of the spec is kept")
+		require.Equal(t, []tenant.OIDCUser{{Email: "alice@acme.example", Role: tenant.RoleAdmin}}, stored.Spec.OIDC.Users, "the rest of the spec is kept")
 
 		want, err := backup.AddonValues(backup.Credentials{Bucket: "bucket-91bbb59f", Endpoint: "s3.example.org",
 			AccessKeyID: "AKIAEXAMPLE", SecretAccessKey: "not-a-real-secret"}, backup.ValuesOptions{})
 		require.NoError(t, err)
-		var addons tenant.Addons
-		require.NoError(t, addons.EnableVelero(want))
-		require.Equal(t, addons.Velero, v, "what the API stores is what backup renders")
+		override, err := want.Override()
+		require.NoError(t, err)
+		require.Equal(t, override, v.ValuesOverride, "what the API stores is what backup renders")
 
 		vc, err := cl.VeleroClient(ctx, backup.Config{})
 		require.NoError(t, err)
@@ -144,13 +145,12 @@ jwt:
 	})
 
 	t.Run("a GPU ledger of the tenant cluster, with the cluster's HAMi policies", func(t *testing.T) {
-		k, err := cl.Kubernetes(ctx)
+		stored, err := cl.EnableHAMi(ctx, gpushare.HAMiSettings{NodePolicy: gpushare.NodeSpread})
 		require.NoError(t, err)
-		k.Spec.Addons.GPUOperator = tenant.Addon{Enabled: true}
-		k.Spec.Addons.HAMi = tenant.Addon{Enabled: true, ValuesOverride: map[string]any{"hami": map[string]any{
-			"scheduler": map[string]any{"defaultSchedulerPolicy": map[string]any{"nodeSchedulerPolicy": "spread"}}}}}
-		_, err = c.ApplyKubernetes(ctx, k)
+		require.True(t, stored.Spec.Addons.GPUOperator.Enabled && stored.Spec.Addons.HAMi.Enabled)
+		settings, err := cl.HAMiSettings(ctx)
 		require.NoError(t, err)
+		require.Equal(t, gpushare.NodeSpread, settings.NodePolicy, "read back through the API")
 
 		node := gpusharetest.Node(t, "gpu-1", gpusharetest.GPUs("a", 2, "NVIDIA L40S", 46068)...)
 		_, err = tenantCS.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
@@ -178,14 +178,16 @@ jwt:
 }
 
 // bindingSubjects lists the subjects of the OIDC ClusterRoleBindings of
-// ref inside the tenant cluster, sorted.
-func bindingSubjects(t *testing.T, cs kubernetes.Interface, ref tenant.ClusterRef) []string {
+// c inside the tenant cluster, sorted.
+func bindingSubjects(t *testing.T, cs kubernetes.Interface, c ref.Cluster) []string {
 	t.Helper()
-	list, err := oidc.ListRBAC(t.Context(), cs, ref.OIDC())
+	r, err := oidc.NewRBAC(c, oidc.RBACConfig{Clientset: cs})
+	require.NoError(t, err)
+	list, err := r.List(t.Context())
 	require.NoError(t, err)
 	var out []string
 	for _, b := range list {
-		require.Equal(t, oidc.BindingName(ref.ReleaseName(), b.Subjects[0].Name), b.Name)
+		require.Equal(t, oidc.BindingName(c.Release(), b.Subjects[0].Name), b.Name)
 		out = append(out, b.Subjects[0].Name)
 	}
 	slices.Sort(out)

@@ -6,67 +6,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 )
-
-func TestChildNamespace(t *testing.T) {
-	for _, tt := range []struct {
-		parent, name, want string
-		wantErr            error
-	}{
-		{"tenant-root", "acme", "tenant-acme", nil},
-		{"tenant-acme", "dev", "tenant-acme-dev", nil},
-		{"tenant-acme-dev", "team1", "tenant-acme-dev-team1", nil},
-		{"tenant-root", "my-org", "", tenant.ErrInvalidName},
-		{"tenant-root", "Acme", "", tenant.ErrInvalidName},
-		{"tenant-root", "", "", tenant.ErrInvalidName},
-		{"default", "acme", "", tenant.ErrInvalidName},
-		{"tenant-", "acme", "", tenant.ErrInvalidName},
-	} {
-		got, err := tenant.ChildNamespace(tt.parent, tt.name)
-		if tt.wantErr != nil {
-			require.ErrorIs(t, err, tt.wantErr, "%s + %s", tt.parent, tt.name)
-			continue
-		}
-		require.NoError(t, err)
-		require.Equal(t, tt.want, got)
-	}
-}
-
-func TestParseNamespace(t *testing.T) {
-	for ns, want := range map[string][]string{
-		"tenant-root":     {"root"},
-		"tenant-acme":     {"root", "acme"},
-		"tenant-acme-dev": {"root", "acme", "dev"},
-	} {
-		got, err := tenant.ParseNamespace(ns)
-		require.NoError(t, err)
-		require.Equal(t, want, got)
-	}
-	for _, bad := range []string{"", "tenant", "tenant-", "kube-system", "tenant-acme--dev", "tenant-Acme", "tenant-root-x", "tenant-acme-"} {
-		_, err := tenant.ParseNamespace(bad)
-		require.ErrorIs(t, err, tenant.ErrInvalidName, bad)
-	}
-}
-
-func TestParentNamespace(t *testing.T) {
-	_, ok, err := tenant.ParentNamespace("tenant-root")
-	require.NoError(t, err)
-	require.False(t, ok)
-	p, ok, err := tenant.ParentNamespace("tenant-acme")
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.Equal(t, "tenant-root", p)
-	p, _, err = tenant.ParentNamespace("tenant-acme-dev")
-	require.NoError(t, err)
-	require.Equal(t, "tenant-acme", p)
-	_, _, err = tenant.ParentNamespace("default")
-	require.ErrorIs(t, err, tenant.ErrInvalidName)
-
-	a, err := tenant.Ancestors("tenant-acme-dev")
-	require.NoError(t, err)
-	require.Equal(t, []string{"tenant-root", "tenant-acme", "tenant-acme-dev"}, a)
-}
 
 // TestTenant_Resolve walks root → acme (own etcd) → dev (own SeaweedFS) →
 // team (nothing of its own) and checks which tenant serves each.
@@ -109,18 +51,18 @@ func TestTenant_Resolve(t *testing.T) {
 		platform := tenant.Platform{RootHost: "example.org", OIDCEnabled: true, ClusterDomain: "cozy.local"}
 		sec, err := tenant.ValuesSecretFor(step.ns, platform, step.s)
 		require.NoError(t, err)
-		p, s, err := tenant.ParseValues([]byte(sec.StringData[tenant.ValuesSecretKey]))
+		p, s, err := tenant.ParseValues(sec.Data[tenant.ValuesSecretKey])
 		require.NoError(t, err)
 		require.Equal(t, platform, p)
 		require.Equal(t, step.s, s, "the values Secret carries the services")
-		out = append(out, rendered{step.ns, labels, sec.StringData[tenant.ValuesSecretKey]})
+		out = append(out, rendered{step.ns, labels, string(sec.Data[tenant.ValuesSecretKey])})
 	}
 	data, err := yaml.Marshal(out)
 	require.NoError(t, err)
 	golden(t, "tenant-namespaces", data)
 
 	_, err = tenant.NewTenant("tenant-root", "bad-name", tenant.TenantSpec{}).Resolve(root)
-	require.ErrorIs(t, err, tenant.ErrInvalidName)
+	require.ErrorIs(t, err, ref.ErrInvalidName)
 }
 
 func TestParseValues(t *testing.T) {

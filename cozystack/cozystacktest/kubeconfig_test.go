@@ -1,4 +1,4 @@
-package tenanttest_test
+package cozystacktest_test
 
 import (
 	"testing"
@@ -7,14 +7,14 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
 	"github.com/cozystack/tenantkit/tenant"
-	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
 
 func TestKubeconfig(t *testing.T) {
 	rc := &rest.Config{Host: "https://127.0.0.1:6443", TLSClientConfig: rest.TLSClientConfig{
 		CAData: []byte("ca"), CertData: []byte("cert"), KeyData: []byte("key")}}
-	data, err := tenanttest.Kubeconfig("kubernetes-prod", rc)
+	data, err := cozystacktest.Kubeconfig("kubernetes-prod", rc)
 	require.NoError(t, err)
 	cfg, err := clientcmd.Load(data)
 	require.NoError(t, err)
@@ -28,7 +28,7 @@ func TestKubeconfig(t *testing.T) {
 }
 
 func TestCRDs(t *testing.T) {
-	crds := tenanttest.CRDs()
+	crds := cozystacktest.CRDs()
 	require.Len(t, crds, 2)
 	require.Equal(t, "kuberneteses."+tenant.Group, crds[0].Name)
 	require.Equal(t, tenant.KubernetesKind, crds[0].Spec.Names.Kind)

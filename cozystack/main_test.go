@@ -1,4 +1,4 @@
-package tenant_test
+package cozystack_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/equality"
 )
 
 // One local control plane (etcd x3 + kube-apiserver) serves every
@@ -47,4 +49,14 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// requireSemanticEqual compares with apimachinery's semantic equality
+// (quantities by value), showing require.Equal's diff on failure.
+func requireSemanticEqual(t *testing.T, want, got any) {
+	t.Helper()
+	if equality.Semantic.DeepEqual(want, got) {
+		return
+	}
+	require.Equal(t, want, got)
 }

@@ -1,4 +1,4 @@
-package tenanttest
+package cozystacktest
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/cozystack/tenantkit/cozystack"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 )
 
@@ -26,8 +28,9 @@ type PlatformConfig struct {
 	// Root is the spec of the root tenant. Nil means etcd, ingress,
 	// monitoring and SeaweedFS on.
 	Root *tenant.TenantSpec
-	// Client configures the platform's tenant.Client.
-	Client tenant.Config
+	// Client configures the platform's cozystack.Client (its clients are
+	// built from the rest.Config when nil).
+	Client cozystack.Config
 }
 
 // Platform fakes the parts of a Cozystack management cluster that package
@@ -39,7 +42,7 @@ type PlatformConfig struct {
 type Platform struct {
 	cfg    PlatformConfig
 	core   kubernetes.Interface
-	client *tenant.Client
+	client *cozystack.Client
 	info   tenant.Platform
 }
 
@@ -56,7 +59,7 @@ func NewPlatform(ctx context.Context, rc *rest.Config, cfg PlatformConfig) (*Pla
 	if err != nil {
 		return nil, fmt.Errorf("clientset: %w", err)
 	}
-	client, err := tenant.New(rc, cfg.Client)
+	client, err := cozystack.NewForConfig(rc, cfg.Client)
 	if err != nil {
 		return nil, err
 	}
@@ -65,26 +68,26 @@ func NewPlatform(ctx context.Context, rc *rest.Config, cfg PlatformConfig) (*Pla
 	if err := InstallCRDs(ctx, rc); err != nil {
 		return nil, err
 	}
-	if err := p.renderNamespace(ctx, tenant.RootNamespace, tenant.RootServices(*cfg.Root, cfg.RootHost)); err != nil {
+	if err := p.renderNamespace(ctx, ref.RootNamespace, tenant.RootServices(*cfg.Root, cfg.RootHost)); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// StartPlatform is NewPlatform for tests: it fails t on error.
-func StartPlatform(t testing.TB, rc *rest.Config, cfg PlatformConfig) *Platform {
+// NewPlatformT is NewPlatform for tests: it fails t on error.
+func NewPlatformT(t testing.TB, rc *rest.Config, cfg PlatformConfig) *Platform {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p, err := NewPlatform(ctx, rc, cfg)
 	if err != nil {
-		t.Fatalf("tenanttest: start platform: %v", err)
+		t.Fatalf("cozystacktest: start platform: %v", err)
 	}
 	return p
 }
 
-// Client returns a tenant.Client on the platform's cluster.
-func (p *Platform) Client() *tenant.Client { return p.client }
+// Client returns a cozystack.Client on the platform's cluster.
+func (p *Platform) Client() *cozystack.Client { return p.client }
 
 // Info returns the platform settings the fake hands to applications.
 func (p *Platform) Info() tenant.Platform { return p.info }
@@ -139,21 +142,21 @@ func (p *Platform) renderNamespace(ctx context.Context, ns string, s tenant.Serv
 }
 
 // PublishKubeconfig does what Kamaji does once a control plane is up: it
-// writes the admin kubeconfig Secret of cluster ref with its four keys.
+// writes the admin kubeconfig Secret of cluster c with its four keys.
 // All four point at the apiserver rc describes with rc's credentials (in
 // Cozystack the .svc variants use the Service address and super-admin a
 // system:masters identity).
-func (p *Platform) PublishKubeconfig(ctx context.Context, ref tenant.ClusterRef, rc *rest.Config) error {
-	data, err := Kubeconfig(ref.ReleaseName(), rc)
+func (p *Platform) PublishKubeconfig(ctx context.Context, c ref.Cluster, rc *rest.Config) error {
+	data, err := Kubeconfig(c.Release(), rc)
 	if err != nil {
 		return err
 	}
 	sec := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: ref.AdminKubeconfigSecret(), Namespace: ref.Namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: c.AdminKubeconfigSecret(), Namespace: c.Namespace},
 		Type:       corev1.SecretTypeOpaque,
 		Data:       map[string][]byte{},
 	}
-	for _, v := range tenant.KubeconfigVariants() {
+	for _, v := range ref.KubeconfigVariants() {
 		sec.Data[string(v)] = data
 	}
 	return p.putSecret(ctx, sec)

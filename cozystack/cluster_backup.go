@@ -1,10 +1,10 @@
-package tenant
+package cozystack
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/tenant"
 )
 
 // BucketCredentials reads the S3 credentials of user on the Bucket bucket
@@ -26,9 +26,14 @@ func (cl *Cluster) VeleroValues(ctx context.Context, bucket, user string, opts b
 
 // EnableVelero turns on the cluster's Velero addon, backed by the Bucket
 // bucket of its tenant accessed as user, and applies the application. It
-// replaces addons.velero.valuesOverride and keeps the rest of the spec.
-func (cl *Cluster) EnableVelero(ctx context.Context, bucket, user string, opts backup.ValuesOptions) (*Kubernetes, error) {
+// replaces addons.velero.valuesOverride with the values package backup
+// derives (backup.Values.Override) and keeps the rest of the spec.
+func (cl *Cluster) EnableVelero(ctx context.Context, bucket, user string, opts backup.ValuesOptions) (*tenant.Kubernetes, error) {
 	values, err := cl.VeleroValues(ctx, bucket, user, opts)
+	if err != nil {
+		return nil, err
+	}
+	override, err := values.Override()
 	if err != nil {
 		return nil, err
 	}
@@ -36,9 +41,7 @@ func (cl *Cluster) EnableVelero(ctx context.Context, bucket, user string, opts b
 	if err != nil {
 		return nil, err
 	}
-	if err := k.Spec.Addons.EnableVelero(values); err != nil {
-		return nil, err
-	}
+	k.Spec.Addons.Velero = tenant.Addon{Enabled: true, ValuesOverride: override}
 	return cl.c.ApplyKubernetes(ctx, k)
 }
 
@@ -51,15 +54,4 @@ func (cl *Cluster) VeleroClient(ctx context.Context, cfg backup.Config) (*backup
 		return nil, err
 	}
 	return backup.New(rc, cfg)
-}
-
-// EnableVelero switches the Velero addon on with values as its
-// valuesOverride (nested under the "velero" key, as the addon chart needs).
-func (a *Addons) EnableVelero(values backup.Values) error {
-	m, err := toMap(values)
-	if err != nil {
-		return fmt.Errorf("velero values: %w", err)
-	}
-	a.Velero = Addon{Enabled: true, ValuesOverride: m}
-	return nil
 }

@@ -1,4 +1,4 @@
-package tenant
+package cozystack
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -19,41 +21,41 @@ import (
 // the reference; every method reads the current state.
 type Cluster struct {
 	c   *Client
-	ref ClusterRef
+	ref ref.Cluster
 }
 
-// NewCluster returns a handle on cluster ref, reached through the
-// management cluster rc points at.
-func NewCluster(rc *rest.Config, ref ClusterRef, cfg Config) (*Cluster, error) {
-	c, err := New(rc, cfg)
+// NewCluster returns a handle on cluster r, reached through the management
+// cluster rc points at (see NewForConfig).
+func NewCluster(rc *rest.Config, r ref.Cluster, cfg Config) (*Cluster, error) {
+	c, err := NewForConfig(rc, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return c.Cluster(ref)
+	return c.Cluster(r)
 }
 
-// Cluster returns a handle on cluster ref.
-func (c *Client) Cluster(ref ClusterRef) (*Cluster, error) {
-	if err := ref.Validate(); err != nil {
+// Cluster returns a handle on cluster r.
+func (c *Client) Cluster(r ref.Cluster) (*Cluster, error) {
+	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	return &Cluster{c: c, ref: ref}, nil
+	return &Cluster{c: c, ref: r}, nil
 }
 
 // Ref returns the cluster's reference; its methods give the derived names.
-func (cl *Cluster) Ref() ClusterRef { return cl.ref }
+func (cl *Cluster) Ref() ref.Cluster { return cl.ref }
 
 // Client returns the management-cluster client the handle uses.
 func (cl *Cluster) Client() *Client { return cl.c }
 
 // Kubernetes reads the cluster's Kubernetes application.
-func (cl *Cluster) Kubernetes(ctx context.Context) (*Kubernetes, error) {
+func (cl *Cluster) Kubernetes(ctx context.Context) (*tenant.Kubernetes, error) {
 	return cl.c.Kubernetes(ctx, cl.ref)
 }
 
 // Values reads the platform settings and services of the cluster's tenant
 // namespace (see Client.Values).
-func (cl *Cluster) Values(ctx context.Context) (Platform, Services, error) {
+func (cl *Cluster) Values(ctx context.Context) (tenant.Platform, tenant.Services, error) {
 	return cl.c.Values(ctx, cl.ref.Namespace)
 }
 
@@ -100,9 +102,9 @@ func (cl *Cluster) SeaweedFSNamespace(ctx context.Context) (string, error) {
 // Kubeconfig reads variant v of the admin kubeconfig without waiting. It
 // returns an error wrapping ErrKubeconfigNotReady while Kamaji has not
 // written it yet, and ErrMalformedKubeconfig if what is there is unusable.
-func (cl *Cluster) Kubeconfig(ctx context.Context, v KubeconfigVariant) ([]byte, error) {
+func (cl *Cluster) Kubeconfig(ctx context.Context, v ref.KubeconfigVariant) ([]byte, error) {
 	if !v.Valid() {
-		return nil, fmt.Errorf("%w: kubeconfig variant %q", ErrInvalidValue, v)
+		return nil, fmt.Errorf("%w: kubeconfig variant %q", ErrInvalidConfig, v)
 	}
 	name := cl.ref.AdminKubeconfigSecret()
 	sec, err := cl.c.core.CoreV1().Secrets(cl.ref.Namespace).Get(ctx, name, metav1.GetOptions{})
@@ -120,7 +122,7 @@ func (cl *Cluster) Kubeconfig(ctx context.Context, v KubeconfigVariant) ([]byte,
 		return nil, fmt.Errorf("%w: Secret %s/%s has no key %s", ErrKubeconfigNotReady, cl.ref.Namespace, name, v)
 	}
 	if _, err := clientcmd.RESTConfigFromKubeConfig(data); err != nil {
-		return nil, fmt.Errorf("%w: %s/%s key %s: %v", ErrMalformedKubeconfig, cl.ref.Namespace, name, v, err)
+		return nil, fmt.Errorf("%w: %s/%s key %s: %w", ErrMalformedKubeconfig, cl.ref.Namespace, name, v, err)
 	}
 	return data, nil
 }
@@ -129,7 +131,7 @@ func (cl *Cluster) Kubeconfig(ctx context.Context, v KubeconfigVariant) ([]byte,
 // returns it. It polls every Config.PollInterval and stops with ctx: the
 // error then wraps ctx.Err(). Errors other than "not ready yet" end the
 // wait at once.
-func (cl *Cluster) WaitKubeconfig(ctx context.Context, v KubeconfigVariant) ([]byte, error) {
+func (cl *Cluster) WaitKubeconfig(ctx context.Context, v ref.KubeconfigVariant) ([]byte, error) {
 	tick := time.NewTicker(cl.c.cfg.PollInterval)
 	defer tick.Stop()
 	begin := time.Now()
@@ -144,7 +146,7 @@ func (cl *Cluster) WaitKubeconfig(ctx context.Context, v KubeconfigVariant) ([]b
 		cl.c.log.Debug("waiting for admin kubeconfig", "cluster", cl.ref.String(), "reason", err)
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("wait for %s key %s: %w (last: %v)", cl.ref.AdminKubeconfigSecret(), v, ctx.Err(), err)
+			return nil, fmt.Errorf("wait for %s key %s: %w (last: %w)", cl.ref.AdminKubeconfigSecret(), v, ctx.Err(), err)
 		case <-tick.C:
 		}
 	}
@@ -152,7 +154,7 @@ func (cl *Cluster) WaitKubeconfig(ctx context.Context, v KubeconfigVariant) ([]b
 
 // RESTConfig waits for variant v of the admin kubeconfig (Config.Kubeconfig
 // when v is empty) and returns a rest.Config for the tenant cluster.
-func (cl *Cluster) RESTConfig(ctx context.Context, v KubeconfigVariant) (*rest.Config, error) {
+func (cl *Cluster) RESTConfig(ctx context.Context, v ref.KubeconfigVariant) (*rest.Config, error) {
 	if v == "" {
 		v = cl.c.cfg.Kubeconfig
 	}
@@ -162,7 +164,7 @@ func (cl *Cluster) RESTConfig(ctx context.Context, v KubeconfigVariant) (*rest.C
 	}
 	rc, err := clientcmd.RESTConfigFromKubeConfig(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformedKubeconfig, err)
+		return nil, fmt.Errorf("%w: %w", ErrMalformedKubeconfig, err)
 	}
 	return rc, nil
 }

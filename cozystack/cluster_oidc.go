@@ -1,0 +1,89 @@
+package cozystack
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
+)
+
+// AuthenticationSpec reads the cluster's application and its tenant's
+// platform values and returns the input of oidc.RenderAuthentication
+// (oidc.AuthenticationSpecFor).
+func (cl *Cluster) AuthenticationSpec(ctx context.Context) (oidc.AuthenticationSpec, error) {
+	k, err := cl.Kubernetes(ctx)
+	if err != nil {
+		return oidc.AuthenticationSpec{}, err
+	}
+	p, _, err := cl.Values(ctx)
+	if err != nil {
+		return oidc.AuthenticationSpec{}, err
+	}
+	return oidc.AuthenticationSpecFor(k, p), nil
+}
+
+// OIDCKubeconfigSpec returns the input of oidc.Kubeconfig for the cluster's
+// users, as the chart's bootstrap Job builds it (oidc.KubeconfigSpecFor):
+// it reads the application and its tenant's values, waits for the admin
+// kubeconfig for the tenant CA, and in CustomConfig mode with a secretRef
+// reads the tenant's configuration from that Secret. With OIDC off it
+// returns an error wrapping oidc.ErrInvalidConfig.
+func (cl *Cluster) OIDCKubeconfigSpec(ctx context.Context) (oidc.KubeconfigSpec, error) {
+	k, err := cl.Kubernetes(ctx)
+	if err != nil {
+		return oidc.KubeconfigSpec{}, err
+	}
+	p, s, err := cl.Values(ctx)
+	if err != nil {
+		return oidc.KubeconfigSpec{}, err
+	}
+	if !k.Spec.OIDC.On() {
+		return oidc.KubeconfigSpecFor(k, p, s.Host, nil, nil) // the error says OIDC is off
+	}
+	var authn []byte
+	if name := k.Spec.OIDC.CustomConfig.SecretRef.Name; k.Spec.OIDC.Mode == tenant.OIDCCustomConfig && name != "" {
+		sec, err := cl.c.core.CoreV1().Secrets(cl.ref.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return oidc.KubeconfigSpec{}, fmt.Errorf("read custom authentication config %s/%s: %w", cl.ref.Namespace, name, err)
+		}
+		authn = sec.Data[ref.OIDCAuthnConfigKey]
+	}
+	admin, err := cl.WaitKubeconfig(ctx, ref.SuperAdminSvc)
+	if err != nil {
+		return oidc.KubeconfigSpec{}, err
+	}
+	rc, err := clientcmd.RESTConfigFromKubeConfig(admin)
+	if err != nil {
+		return oidc.KubeconfigSpec{}, fmt.Errorf("%w: %w", ErrMalformedKubeconfig, err)
+	}
+	return oidc.KubeconfigSpecFor(k, p, s.Host, rc.CAData, authn)
+}
+
+// SyncOIDCUsers makes the ClusterRoleBindings inside the tenant cluster
+// match spec.oidc.users, as the chart's bootstrap Job does: one binding per
+// user, stale bindings of the release pruned. With OIDC off it prunes them
+// all. It waits for the admin kubeconfig and returns the plan it executed.
+func (cl *Cluster) SyncOIDCUsers(ctx context.Context) (*oidc.RBACPlan, error) {
+	k, err := cl.Kubernetes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := cl.Clientset(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := oidc.NewRBAC(cl.ref, oidc.RBACConfig{Clientset: cs})
+	if err != nil {
+		return nil, err
+	}
+	var users []tenant.OIDCUser
+	if k.Spec.OIDC.On() {
+		users = k.Spec.OIDC.Users
+	}
+	return r.Sync(ctx, users)
+}

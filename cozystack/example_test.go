@@ -1,0 +1,60 @@
+package cozystack_test
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/cozystack/tenantkit/cozystack"
+	"github.com/cozystack/tenantkit/ref"
+	"github.com/cozystack/tenantkit/tenant"
+)
+
+// fakeManagement returns client-go's fakes standing in for a management
+// cluster with one tenant namespace and its cozystack-values Secret.
+func fakeManagement() cozystack.Config {
+	values, _ := tenant.ValuesSecretFor("tenant-acme", tenant.Platform{RootHost: "example.org"},
+		tenant.Services{Etcd: "tenant-root", Host: "acme.example.org"})
+	return cozystack.Config{
+		Dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+			tenant.KubernetesResource: "KubernetesList", tenant.TenantResource: "TenantList"}),
+		Clientset: fake.NewClientset(values),
+	}
+}
+
+// Apply a Kubernetes application and reach it through a handle. Any
+// dynamic client and clientset work: here client-go's fakes.
+func Example() {
+	ctx := context.Background()
+	c, err := cozystack.New(fakeManagement())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{Version: "v1.34"}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cl, err := c.Cluster(ref.Cluster{Namespace: "tenant-acme", Name: "prod"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	k, _ := cl.Kubernetes(ctx)
+	host, _ := cl.Host(ctx)
+	etcd, _ := cl.EtcdNamespace(ctx)
+	fmt.Println(k.Spec.Version, host, etcd)
+
+	// The chart's checks run before anything is written.
+	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes("tenant-acme", "gpu", tenant.KubernetesSpec{
+		Addons: tenant.Addons{HAMi: tenant.Addon{Enabled: true}}}))
+	fmt.Println(err)
+	// Output:
+	// v1.34 kubernetes-prod.acme.example.org tenant-root
+	// tenant: spec.addons.hami.enabled: addons.hami requires addons.gpuOperator to be enabled
+}
