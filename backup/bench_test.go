@@ -46,7 +46,7 @@ func BenchmarkVerify(b *testing.B) {
 	items := mib << 20 / 10100
 	spec := backuptest.Spec{Name: fmt.Sprintf("bench-%dmib", mib), Namespaces: 10, ConfigMaps: items / 10, PayloadBytes: 6000}
 	start := time.Now()
-	e.bucket.PutBackup(b, spec)
+	e.bucket.PutBackupT(b, spec)
 	b.Logf("generated %s: %d items in %s", spec.Name, spec.Items(), time.Since(start).Round(time.Second))
 	store := e.store(b, backup.StoreConfig{})
 	client := e.s3.Client()

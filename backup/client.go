@@ -17,9 +17,15 @@ import (
 // cluster.
 const DefaultNamespace = "cozy-velero"
 
-// Config configures a Client. The zero value works with Cozystack's Velero
-// addon.
+// Config configures a Client. Velero and Clientset are required (New) or
+// built from a rest.Config (NewForConfig); the zero values of the other
+// fields work with Cozystack's Velero addon.
 type Config struct {
+	// Velero is a REST client for velero.io/v1 (JSON, Velero's scheme).
+	// NewForConfig builds one.
+	Velero rest.Interface
+	// Clientset reads the namespace's Secrets and Pods.
+	Clientset kubernetes.Interface
 	// Namespace is where Velero runs and keeps its objects. Default
 	// DefaultNamespace ("cozy-velero"); upstream Velero uses "velero".
 	Namespace string
@@ -35,17 +41,17 @@ type Config struct {
 // only talks to the Kubernetes API; Velero's server does the work. Its
 // methods are safe for concurrent use.
 type Client struct {
-	rest *rest.RESTClient
+	rest rest.Interface
 	kube kubernetes.Interface
 	ns   string
 	cfg  Config
 	log  *slog.Logger
 }
 
-// New returns a Client for the cluster rc points at. It does no I/O.
-func New(rc *rest.Config, cfg Config) (*Client, error) {
-	if rc == nil {
-		return nil, fmt.Errorf("%w: nil rest.Config", ErrInvalidConfig)
+// New returns a Client using cfg's clients. It does no I/O.
+func New(cfg Config) (*Client, error) {
+	if cfg.Velero == nil || cfg.Clientset == nil {
+		return nil, fmt.Errorf("%w: Velero and Clientset are required (NewForConfig builds them)", ErrInvalidConfig)
 	}
 	if cfg.Namespace == "" {
 		cfg.Namespace = DefaultNamespace
@@ -56,27 +62,42 @@ func New(rc *rest.Config, cfg Config) (*Client, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	scheme := runtime.NewScheme()
-	if err := velerov1.AddToScheme(scheme); err != nil {
-		return nil, err
+	return &Client{rest: cfg.Velero, kube: cfg.Clientset, ns: cfg.Namespace, cfg: cfg, log: cfg.Logger}, nil
+}
+
+// NewForConfig returns a Client for the cluster rc points at; the clients
+// cfg leaves nil are built from rc. It does no I/O.
+func NewForConfig(rc *rest.Config, cfg Config) (*Client, error) {
+	if rc == nil {
+		return nil, fmt.Errorf("%w: nil rest.Config", ErrInvalidConfig)
 	}
-	vc := rest.CopyConfig(rc)
-	vc.GroupVersion = &velerov1.SchemeGroupVersion
-	vc.APIPath = "/apis"
-	vc.ContentType = runtime.ContentTypeJSON
-	vc.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
-	if vc.UserAgent == "" {
-		vc.UserAgent = "tenantkit-backup"
+	if cfg.Velero == nil {
+		scheme := runtime.NewScheme()
+		if err := velerov1.AddToScheme(scheme); err != nil {
+			return nil, fmt.Errorf("backup: velero scheme: %w", err)
+		}
+		vc := rest.CopyConfig(rc)
+		vc.GroupVersion = &velerov1.SchemeGroupVersion
+		vc.APIPath = "/apis"
+		vc.ContentType = runtime.ContentTypeJSON
+		vc.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+		if vc.UserAgent == "" {
+			vc.UserAgent = "tenantkit-backup"
+		}
+		rc2, err := rest.RESTClientFor(vc)
+		if err != nil {
+			return nil, fmt.Errorf("backup: velero client: %w", err)
+		}
+		cfg.Velero = rc2
 	}
-	rc2, err := rest.RESTClientFor(vc)
-	if err != nil {
-		return nil, fmt.Errorf("velero client: %w", err)
+	if cfg.Clientset == nil {
+		kube, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			return nil, fmt.Errorf("backup: kubernetes client: %w", err)
+		}
+		cfg.Clientset = kube
 	}
-	kube, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes client: %w", err)
-	}
-	return &Client{rest: rc2, kube: kube, ns: cfg.Namespace, cfg: cfg, log: cfg.Logger}, nil
+	return New(cfg)
 }
 
 // Namespace returns the Velero namespace.

@@ -13,7 +13,7 @@
 //	yaml, err := values.YAML()
 //
 //	// 3. In the tenant cluster: the location, a backup, a restore.
-//	c, err := backup.New(tenantRESTConfig, backup.Config{}) // namespace cozy-velero
+//	c, err := backup.NewForConfig(tenantRESTConfig, backup.Config{}) // namespace cozy-velero
 //	_, err = c.WaitLocationAvailable(ctx, "default")
 //	_, err = c.CreateBackup(ctx, backup.BackupOptions{Name: "demo-1", IncludedNamespaces: []string{"demo"}})
 //	b, err := c.WaitBackup(ctx, "demo-1", backup.WaitOptions{Progress: show})
@@ -36,7 +36,7 @@
 //	// 5. Retention: a plan you can print, then an executor.
 //	plan, err := backup.PlanRetention(backups, backup.Policy{KeepDaily: 7, KeepWeekly: 4})
 //	fmt.Print(plan)
-//	deleted, err := c.ApplyRetention(ctx, plan)
+//	deleted, err := c.ExecuteRetention(ctx, plan)
 //
 // Client works on velero.io/v1 objects with Velero's own API types
 // (github.com/vmware-tanzu/velero/pkg/apis/velero/v1). It deletes backups

@@ -64,7 +64,7 @@ func (e *s3Env) backupsInBucket(t testing.TB, ctx context.Context, store *backup
 	if e.s3.Backend != localenv.SeaweedFS {
 		return listed
 	}
-	keys := e.bucket.Keys(t)
+	keys := e.bucket.KeysT(t)
 	var out []string
 	for _, name := range listed {
 		if slices.ContainsFunc(keys, func(k string) bool { return strings.Contains(k, "backups/"+name+"/") }) {

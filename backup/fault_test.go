@@ -20,9 +20,9 @@ import (
 func TestStore_faults(t *testing.T) {
 	e := startS3(t, localenv.Config{SkipAPIServer: true})
 	spec := backuptest.Spec{Name: "b1", Namespaces: 2, ConfigMaps: 200, PayloadBytes: 2048}
-	e.bucket.PutBackup(t, spec)
-	keys := e.bucket.Keys(t)
-	proxy := backuptest.NewFaultProxy(t, e.s3.URL, e.s3.CAPEM)
+	e.bucket.PutBackupT(t, spec)
+	keys := e.bucket.KeysT(t)
+	proxy := backuptest.NewFaultProxyT(t, e.s3.URL, e.s3.CAPEM)
 	store := func(attempts int) *backup.Store {
 		return e.store(t, backup.StoreConfig{URL: proxy.URL, CACertPEM: proxy.CertPEM, MaxAttempts: attempts})
 	}
@@ -129,5 +129,5 @@ func TestStore_faults(t *testing.T) {
 			require.Positive(t, proxy.Injected())
 		})
 	}
-	require.Equal(t, keys, e.bucket.Keys(t), "the bucket changed")
+	require.Equal(t, keys, e.bucket.KeysT(t), "the bucket changed")
 }

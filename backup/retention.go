@@ -166,17 +166,17 @@ func (p Plan) String() string {
 	return sb.String()
 }
 
-// ApplyRetention deletes the plan's Delete list through
+// ExecuteRetention deletes the plan's Delete list through
 // DeleteBackupRequests (see DeleteBackup), one backup after the other, and
 // returns the names deleted. Backups already gone count as deleted, so a
-// plan can be re-applied after an interruption. It stops at the first
+// plan can be executed again after an interruption. It stops at the first
 // error.
-func (c *Client) ApplyRetention(ctx context.Context, plan Plan) ([]string, error) {
+func (c *Client) ExecuteRetention(ctx context.Context, plan Plan) ([]string, error) {
 	var done []string
 	for _, d := range plan.Delete {
 		err := c.DeleteBackup(ctx, d.Backup, DeleteOptions{})
 		if err != nil && !errors.Is(err, ErrNotFound) {
-			return done, fmt.Errorf("apply retention: %w", err)
+			return done, fmt.Errorf("execute retention: %w", err)
 		}
 		done = append(done, d.Backup)
 	}

@@ -18,8 +18,8 @@ func TestStore_readsAndVerifiesBackups(t *testing.T) {
 	e := startS3(t, localenv.Config{SkipAPIServer: true})
 	ctx := context.Background()
 	spec := backuptest.Spec{Name: "nightly-1", Namespaces: 3, ConfigMaps: 20}
-	e.bucket.PutBackup(t, spec)
-	e.bucket.PutBackup(t, backuptest.Spec{Name: "nightly-2"})
+	e.bucket.PutBackupT(t, spec)
+	e.bucket.PutBackupT(t, backuptest.Spec{Name: "nightly-2"})
 	s := e.store(t, backup.StoreConfig{})
 
 	names, err := s.ListBackups(ctx)
@@ -74,37 +74,37 @@ func TestStore_verifyCatchesCorruption(t *testing.T) {
 		problem string
 	}{
 		{"byte flipped in archive", func(name string) {
-			data := e.bucket.Object(t, archive(name))
+			data := e.bucket.ObjectT(t, archive(name))
 			data[len(data)/2] ^= 0x40
-			e.bucket.PutObject(t, archive(name), data)
+			e.bucket.PutObjectT(t, archive(name), data)
 		}, "tar.gz"},
 		{"archive truncated in the bucket", func(name string) {
-			data := e.bucket.Object(t, archive(name))
-			e.bucket.PutObject(t, archive(name), data[:len(data)-100])
+			data := e.bucket.ObjectT(t, archive(name))
+			e.bucket.PutObjectT(t, archive(name), data[:len(data)-100])
 		}, "unexpected EOF"},
 		{"aws-chunked framing stored in the object", func(name string) {
-			data := e.bucket.Object(t, archive(name))
-			e.bucket.PutObject(t, archive(name), append([]byte("2000;chunk-signature=abc\r\n"), data...))
+			data := e.bucket.ObjectT(t, archive(name))
+			e.bucket.PutObjectT(t, archive(name), append([]byte("2000;chunk-signature=abc\r\n"), data...))
 		}, "not gzip data"},
 		{"resource list disagrees with the archive", func(name string) {
-			e.bucket.PutObject(t, e.bucket.BackupKey(name, name+"-resource-list.json.gz"), gzipped(`{"v1/ConfigMap":["ns-0/cm-0"]}`))
+			e.bucket.PutObjectT(t, e.bucket.BackupKey(name, name+"-resource-list.json.gz"), gzipped(`{"v1/ConfigMap":["ns-0/cm-0"]}`))
 		}, "resource list has 1 items, archive has 10"},
 		{"archive missing", func(name string) {
 			_, err := e.bucket.Client.DeleteObject(ctx, deleteInput(e.bucket.Name, archive(name)))
 			require.NoError(t, err)
 		}, "missing"},
 		{"backup not final", func(name string) {
-			e.bucket.PutObject(t, e.bucket.BackupKey(name, "velero-backup.json"),
+			e.bucket.PutObjectT(t, e.bucket.BackupKey(name, "velero-backup.json"),
 				backuptest.Spec{Name: name, Phase: "InProgress"}.BackupJSON())
 		}, "not final"},
 		{"velero-backup.json malformed", func(name string) {
-			e.bucket.PutObject(t, e.bucket.BackupKey(name, "velero-backup.json"), []byte(`{"kind":"Restore"`))
+			e.bucket.PutObjectT(t, e.bucket.BackupKey(name, "velero-backup.json"), []byte(`{"kind":"Restore"`))
 		}, "velero-backup.json"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name := "damaged-" + string(rune('a'+i))
-			e.bucket.PutBackup(t, backuptest.Spec{Name: name, Seed: uint64(i)})
+			e.bucket.PutBackupT(t, backuptest.Spec{Name: name, Seed: uint64(i)})
 			_, err := s.Verify(ctx, name, backup.VerifyOptions{})
 			require.NoError(t, err, "intact backup must verify")
 			tt.damage(name)
@@ -122,10 +122,10 @@ func TestStore_verifyCatchesCorruption(t *testing.T) {
 func TestStore_checkPrefix(t *testing.T) {
 	e := startS3(t, localenv.Config{SkipAPIServer: true})
 	ctx := context.Background()
-	e.bucket.PutObject(t, "shared/photos/cat.jpg", []byte("meow"))
-	e.bucket.PutObject(t, "shared/backups/x/velero-backup.json", []byte("{}"))
-	e.bucket.PutObject(t, "velero/backups/x/velero-backup.json", []byte("{}"))
-	e.bucket.PutObject(t, "velero/kopia/ns/blob", []byte("k"))
+	e.bucket.PutObjectT(t, "shared/photos/cat.jpg", []byte("meow"))
+	e.bucket.PutObjectT(t, "shared/backups/x/velero-backup.json", []byte("{}"))
+	e.bucket.PutObjectT(t, "velero/backups/x/velero-backup.json", []byte("{}"))
+	e.bucket.PutObjectT(t, "velero/kopia/ns/blob", []byte("k"))
 
 	require.NoError(t, e.store(t, backup.StoreConfig{Prefix: "velero"}).CheckPrefix(ctx))
 	err := e.store(t, backup.StoreConfig{Prefix: "shared"}).CheckPrefix(ctx)

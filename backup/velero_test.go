@@ -91,7 +91,7 @@ func newCluster(t *testing.T, rc *rest.Config) *cluster {
 	require.NoError(t, err)
 	dyn, err := dynamic.NewForConfig(rc)
 	require.NoError(t, err)
-	vc, err := backup.New(rc, backup.Config{PollInterval: 250 * time.Millisecond})
+	vc, err := backup.NewForConfig(rc, backup.Config{PollInterval: 250 * time.Millisecond})
 	require.NoError(t, err)
 	return &cluster{rc: rc, kube: kube, dyn: dyn, velero: vc}
 }
@@ -197,7 +197,7 @@ func TestVelero(t *testing.T) {
 		// A bucket shared with other data (not the default location's).
 		require.NoError(t, e.s3.CreateBucket(ctx, "shared-data"))
 		shared := backuptest.Bucket{Client: e.s3.Client(), Name: "shared-data"}
-		shared.PutObject(t, "shared/photos/cat.jpg", []byte("meow"))
+		shared.PutObjectT(t, "shared/photos/cat.jpg", []byte("meow"))
 		creds := creds
 		creds.Bucket = "shared-data"
 		_, err := a.velero.ApplyLocation(ctx, backup.LocationSpec{Name: "shared", Credentials: creds, Prefix: "shared", CACertPEM: e.s3.CAPEM, NotDefault: true})
@@ -238,7 +238,7 @@ func TestVelero(t *testing.T) {
 			_, err = a.velero.WaitBackup(ctx, name, backup.WaitOptions{})
 			require.NoError(t, err)
 		}
-		keysBefore := e.bucket.Keys(t)
+		keysBefore := e.bucket.KeysT(t)
 		require.True(t, slices.ContainsFunc(keysBefore, func(k string) bool { return strings.HasPrefix(k, "backups/demo-1/") }))
 		all, err := a.velero.Backups(ctx, "")
 		require.NoError(t, err)
@@ -246,12 +246,12 @@ func TestVelero(t *testing.T) {
 		require.NoError(t, err)
 		t.Logf("retention plan:\n%s", plan)
 		require.Equal(t, []string{"demo-3"}, names(plan.Keep[:1]))
-		deleted, err := a.velero.ApplyRetention(ctx, plan)
+		deleted, err := a.velero.ExecuteRetention(ctx, plan)
 		require.NoError(t, err)
 		require.ElementsMatch(t, []string{"demo-1", "demo-2"}, deleted)
 		require.Equal(t, []string{"demo-3"}, e.backupsInBucket(t, ctx, store))
 		// Re-applying the same plan is safe: the backups are gone already.
-		_, err = a.velero.ApplyRetention(ctx, plan)
+		_, err = a.velero.ExecuteRetention(ctx, plan)
 		require.NoError(t, err)
 	})
 }

@@ -53,5 +53,5 @@ func (cl *Cluster) VeleroClient(ctx context.Context, cfg backup.Config) (*backup
 	if err != nil {
 		return nil, err
 	}
-	return backup.New(rc, cfg)
+	return backup.NewForConfig(rc, cfg)
 }

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path"
 	"sort"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -41,65 +41,99 @@ func (b Bucket) BackupKey(name, file string) string { return b.key("backups", na
 // velero-backup.json, <name>.tar.gz, -resource-list.json.gz, -logs.gz and
 // -results.gz. Large archives go through a temporary file, so memory use
 // stays small. It returns the resource list.
-func (b Bucket) PutBackup(t testing.TB, spec Spec) backup.ResourceList {
-	t.Helper()
-	f, err := os.CreateTemp(t.TempDir(), "archive-*.tar.gz")
+func (b Bucket) PutBackup(ctx context.Context, spec Spec) (backup.ResourceList, error) {
+	f, err := os.CreateTemp("", "backuptest-archive-*.tar.gz")
 	if err != nil {
-		t.Fatalf("backuptest: %v", err)
+		return nil, fmt.Errorf("backuptest: %w", err)
 	}
+	defer os.Remove(f.Name())
 	defer f.Close()
 	list, err := spec.WriteArchive(f)
 	if err != nil {
-		t.Fatalf("backuptest: write archive: %v", err)
+		return nil, fmt.Errorf("backuptest: write archive: %w", err)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		t.Fatalf("backuptest: %v", err)
+		return nil, fmt.Errorf("backuptest: %w", err)
 	}
-	b.put(t, b.BackupKey(spec.Name, spec.Name+".tar.gz"), f)
+	if err := b.put(ctx, b.BackupKey(spec.Name, spec.Name+".tar.gz"), f); err != nil {
+		return nil, err
+	}
 	listJSON, err := json.Marshal(list)
 	if err != nil {
-		t.Fatalf("backuptest: %v", err)
+		return nil, fmt.Errorf("backuptest: %w", err)
 	}
-	b.PutObject(t, b.BackupKey(spec.Name, spec.Name+"-resource-list.json.gz"), gzipBytes(listJSON))
-	b.PutObject(t, b.BackupKey(spec.Name, spec.Name+"-logs.gz"), gzipBytes([]byte("time=\"2026-01-01T00:00:00Z\" level=info msg=\"Backup completed\"\n")))
-	b.PutObject(t, b.BackupKey(spec.Name, spec.Name+"-results.gz"), gzipBytes([]byte(`{"errors":{},"warnings":{"namespaces":{"ns-0":["a warning"]}}}`)))
-	b.PutObject(t, b.BackupKey(spec.Name, "velero-backup.json"), spec.BackupJSON())
+	for _, o := range []struct {
+		file string
+		data []byte
+	}{
+		{spec.Name + "-resource-list.json.gz", gzipBytes(listJSON)},
+		{spec.Name + "-logs.gz", gzipBytes([]byte("time=\"2026-01-01T00:00:00Z\" level=info msg=\"Backup completed\"\n"))},
+		{spec.Name + "-results.gz", gzipBytes([]byte(`{"errors":{},"warnings":{"namespaces":{"ns-0":["a warning"]}}}`))},
+		{"velero-backup.json", spec.BackupJSON()},
+	} {
+		if err := b.PutObject(ctx, b.BackupKey(spec.Name, o.file), o.data); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+// PutBackupT is PutBackup for tests: it fails t on error.
+func (b Bucket) PutBackupT(t testing.TB, spec Spec) backup.ResourceList {
+	t.Helper()
+	list, err := b.PutBackup(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return list
 }
 
 // PutObject writes one object.
-func (b Bucket) PutObject(t testing.TB, key string, data []byte) {
-	t.Helper()
-	b.put(t, key, bytes.NewReader(data))
+func (b Bucket) PutObject(ctx context.Context, key string, data []byte) error {
+	return b.put(ctx, key, bytes.NewReader(data))
 }
 
-func (b Bucket) put(t testing.TB, key string, body io.ReadSeeker) {
+// PutObjectT is PutObject for tests: it fails t on error.
+func (b Bucket) PutObjectT(t testing.TB, key string, data []byte) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if _, err := b.Client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(b.Name), Key: aws.String(key), Body: body}); err != nil {
-		t.Fatalf("backuptest: put %s: %v", key, err)
+	if err := b.PutObject(t.Context(), key, data); err != nil {
+		t.Fatal(err)
 	}
 }
 
+func (b Bucket) put(ctx context.Context, key string, body io.ReadSeeker) error {
+	if _, err := b.Client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(b.Name), Key: aws.String(key), Body: body}); err != nil {
+		return fmt.Errorf("backuptest: put %s: %w", key, err)
+	}
+	return nil
+}
+
 // Object reads one object whole.
-func (b Bucket) Object(t testing.TB, key string) []byte {
-	t.Helper()
-	out, err := b.Client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(b.Name), Key: aws.String(key)})
+func (b Bucket) Object(ctx context.Context, key string) ([]byte, error) {
+	out, err := b.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(b.Name), Key: aws.String(key)})
 	if err != nil {
-		t.Fatalf("backuptest: get %s: %v", key, err)
+		return nil, fmt.Errorf("backuptest: get %s: %w", key, err)
 	}
 	defer out.Body.Close()
 	data, err := io.ReadAll(out.Body)
 	if err != nil {
-		t.Fatalf("backuptest: read %s: %v", key, err)
+		return nil, fmt.Errorf("backuptest: read %s: %w", key, err)
+	}
+	return data, nil
+}
+
+// ObjectT is Object for tests: it fails t on error.
+func (b Bucket) ObjectT(t testing.TB, key string) []byte {
+	t.Helper()
+	data, err := b.Object(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return data
 }
 
 // Keys lists every key under the location prefix, sorted.
-func (b Bucket) Keys(t testing.TB) []string {
-	t.Helper()
+func (b Bucket) Keys(ctx context.Context) ([]string, error) {
 	var keys []string
 	prefix := ""
 	if b.Prefix != "" {
@@ -107,14 +141,24 @@ func (b Bucket) Keys(t testing.TB) []string {
 	}
 	p := s3.NewListObjectsV2Paginator(b.Client, &s3.ListObjectsV2Input{Bucket: aws.String(b.Name), Prefix: aws.String(prefix)})
 	for p.HasMorePages() {
-		page, err := p.NextPage(context.Background())
+		page, err := p.NextPage(ctx)
 		if err != nil {
-			t.Fatalf("backuptest: list %s: %v", b.Name, err)
+			return nil, fmt.Errorf("backuptest: list %s: %w", b.Name, err)
 		}
 		for _, o := range page.Contents {
 			keys = append(keys, aws.ToString(o.Key))
 		}
 	}
 	sort.Strings(keys)
+	return keys, nil
+}
+
+// KeysT is Keys for tests: it fails t on error.
+func (b Bucket) KeysT(t testing.TB) []string {
+	t.Helper()
+	keys, err := b.Keys(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
 	return keys
 }

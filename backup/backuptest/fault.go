@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -69,12 +70,11 @@ type FaultProxy struct {
 }
 
 // NewFaultProxy starts a proxy in front of upstreamURL, trusting
-// upstreamCAPEM for the upstream connection. It is closed in t.Cleanup.
-func NewFaultProxy(t testing.TB, upstreamURL string, upstreamCAPEM []byte) *FaultProxy {
-	t.Helper()
+// upstreamCAPEM for the upstream connection. Close stops it.
+func NewFaultProxy(upstreamURL string, upstreamCAPEM []byte) (*FaultProxy, error) {
 	pool := x509.NewCertPool()
 	if len(upstreamCAPEM) > 0 && !pool.AppendCertsFromPEM(upstreamCAPEM) {
-		t.Fatalf("backuptest: upstream CA holds no certificate")
+		return nil, errors.New("backuptest: upstream CA holds no certificate")
 	}
 	p := &FaultProxy{
 		target:   strings.TrimSuffix(upstreamURL, "/"),
@@ -82,11 +82,25 @@ func NewFaultProxy(t testing.TB, upstreamURL string, upstreamCAPEM []byte) *Faul
 	}
 	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
 	p.srv.StartTLS()
-	t.Cleanup(p.srv.Close)
 	p.URL = p.srv.URL
 	p.CertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.srv.Certificate().Raw})
+	return p, nil
+}
+
+// NewFaultProxyT is NewFaultProxy for tests: it fails t on error and closes
+// the proxy in t.Cleanup.
+func NewFaultProxyT(t testing.TB, upstreamURL string, upstreamCAPEM []byte) *FaultProxy {
+	t.Helper()
+	p, err := NewFaultProxy(upstreamURL, upstreamCAPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
 	return p
 }
+
+// Close stops the proxy.
+func (p *FaultProxy) Close() { p.srv.Close() }
 
 // Inject adds a fault. Faults are tried in the order added.
 func (p *FaultProxy) Inject(f Fault) {

@@ -63,7 +63,7 @@ func (o *options) open(cmd *cobra.Command) (context.Context, context.CancelFunc,
 		cancel()
 		return nil, nil, nil, err
 	}
-	c, err := backup.New(o.target.RESTConfig, backup.Config{Namespace: o.namespace, Logger: o.target.Logger()})
+	c, err := backup.NewForConfig(o.target.RESTConfig, backup.Config{Namespace: o.namespace, Logger: o.target.Logger()})
 	if err != nil {
 		cancel()
 		return nil, nil, nil, examplecli.WithCode(examplecli.ExitUnavailable, err)

@@ -109,7 +109,7 @@ func runDemo(parent context.Context, o *options) error {
 	if err != nil {
 		return examplecli.WithCode(examplecli.ExitUnavailable, err)
 	}
-	c, err := backup.New(o.target.RESTConfig, backup.Config{Namespace: o.namespace, PollInterval: 250 * time.Millisecond})
+	c, err := backup.NewForConfig(o.target.RESTConfig, backup.Config{Namespace: o.namespace, PollInterval: 250 * time.Millisecond})
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func startWorld(t *testing.T, ctx context.Context) *world {
 	require.NoError(t, err)
 	_, err = env.StartVelero(ctx, localenv.VeleroConfig{})
 	require.NoError(t, err)
-	w.velero, err = backup.New(env.RESTConfig(), backup.Config{PollInterval: 250 * time.Millisecond})
+	w.velero, err = backup.NewForConfig(env.RESTConfig(), backup.Config{PollInterval: 250 * time.Millisecond})
 	require.NoError(t, err)
 	_, err = w.velero.ApplyLocation(ctx, backup.LocationSpec{Credentials: creds, CACertPEM: s3.CAPEM})
 	require.NoError(t, err)
