@@ -13,12 +13,13 @@ import (
 	"github.com/cozystack/tenantkit/gpushare/internal/hamiref"
 )
 
-// Agreement asked of the differential tests, in percent: what the code
-// agreed before the fidelity work (issue 12), as a floor.
+// Agreement asked of the differential tests, in percent. Before the
+// fidelity work of issue 12 the code agreed on 31/60 table cells, 3630/8000
+// random decisions and 4897/6000 Allocate verdicts.
 const (
-	wantTableAgreement  = 51.6 // 31/60
-	wantRandomAgreement = 45.3 // 3630/8000
-	wantAllocAgreement  = 81.6 // 4897/6000
+	wantTableAgreement  = 100.0
+	wantRandomAgreement = 100.0
+	wantAllocAgreement  = 100.0
 )
 
 // tableNodes is the 4-node × 4-GPU table: two A100 nodes, an L40S node and
@@ -258,7 +259,10 @@ func TestDifferentialAllocate(t *testing.T) {
 				}
 				p.Containers = append(p.Containers, c)
 			}
-			mutex := false
+			mutex := rng.IntN(6) == 0
+			if mutex {
+				p.GPUPolicy = gpushare.GPUMutex
+			}
 			want := hamiref.Admit(w.refNodes()[ni], refAllocs(p.Containers), p.InitContainers, mutex)
 			err := w.ledger.Allocate(p)
 			cases++
@@ -269,7 +273,7 @@ func TestDifferentialAllocate(t *testing.T) {
 			}
 			if err == nil {
 				w.held = append(w.held, p)
-			} else if !errors.Is(err, gpushare.ErrOverAllocation) {
+			} else if !errors.Is(err, gpushare.ErrOverAllocation) && !errors.Is(err, gpushare.ErrGPUConflict) {
 				require.NoError(t, err)
 			}
 		}

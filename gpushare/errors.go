@@ -26,6 +26,13 @@ var (
 	// or slots than a GPU has. The ledger refuses it and changes nothing.
 	ErrOverAllocation = errors.New("allocation exceeds GPU capacity")
 
+	// ErrGPUConflict means an allocation breaks a per-GPU rule other than
+	// room: an unhealthy or cordoned GPU, a 100-core share on a used card,
+	// a 0-core share on a card whose cores are all allocated, a used card
+	// under the mutex policy, or one GPU twice in a container. The ledger
+	// refuses it and changes nothing. It is wrapped by *AllocationError.
+	ErrGPUConflict = errors.New("gpushare: allocation breaks a GPU sharing rule")
+
 	// ErrUnknownNode means the ledger has no GPU node of that name.
 	ErrUnknownNode = errors.New("unknown node")
 

@@ -27,6 +27,9 @@ const (
 	ReasonNodeInsufficientDevice            Reason = "NodeInsufficientDevice"
 	ReasonAllocatedCardsInsufficientRequest Reason = "AllocatedCardsInsufficientRequest"
 	ReasonNodeNotRegistered                 Reason = "NodeNotRegistered"
+	// ReasonDuplicateGPU is Allocate's: a placement names one GPU twice
+	// for one container, which HAMi's Fit never does.
+	ReasonDuplicateGPU Reason = "DuplicateGPU"
 )
 
 // GPUFailure says why one GPU could not take a container.
@@ -169,4 +172,26 @@ func gpuDetail(r Reason, w *workGPU, c *ContainerRequest, sel *Selectors) string
 		return "dynamic MIG placement is not modelled by gpushare"
 	}
 	return string(r)
+}
+
+// explainLocked fits the pod on every GPU node, recording why each fails.
+func (l *Ledger) explainLocked(p *plan, s *scratch) error {
+	fe := &FitError{Pod: p.req.key()}
+	for _, name := range l.nodeNamesLocked() {
+		n := l.nodes[name]
+		if !n.registered || len(n.gpus) == 0 {
+			if err := l.problems["node/"+name]; err != nil {
+				fe.Nodes = append(fe.Nodes, NodeFailure{Node: name, Reason: ReasonNodeNotRegistered, Detail: err.Error()})
+			}
+			continue
+		}
+		var f NodeFailure
+		if fitNode(n, p, s, &f) {
+			// Cannot happen while the index holds every GPU node; say so
+			// rather than claim a reason.
+			f = NodeFailure{Node: name, Detail: "fits now (ledger changed during the fit)"}
+		}
+		fe.Nodes = append(fe.Nodes, f)
+	}
+	return fe
 }

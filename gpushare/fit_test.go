@@ -67,10 +67,12 @@ func TestFitPolicies(t *testing.T) {
 	}{
 		{"default: node binpack, GPU spread", gpushare.Config{}, nil, "busy", "GPU-busy-1,NVIDIA,16000,20:;"},
 		{"GPU binpack takes the fuller card", gpushare.Config{GPUPolicy: gpushare.GPUBinpack}, nil, "busy", "GPU-busy-0,NVIDIA,16000,20:;"},
-		{"node spread takes the empty node, lower index on a tie", gpushare.Config{NodePolicy: gpushare.NodeSpread}, nil, "empty", "GPU-empty-0,NVIDIA,16000,20:;"},
+		// HAMi walks its sorted list from the end: of two idle cards on one
+		// NUMA node it takes the one registered later.
+		{"node spread takes the empty node, the later card on a tie", gpushare.Config{NodePolicy: gpushare.NodeSpread}, nil, "empty", "GPU-empty-1,NVIDIA,16000,20:;"},
 		{"pod annotations override the defaults", gpushare.Config{},
 			func(r *gpushare.PodRequest) { r.NodePolicy, r.GPUPolicy = gpushare.NodeSpread, gpushare.GPUBinpack },
-			"empty", "GPU-empty-0,NVIDIA,16000,20:;"},
+			"empty", "GPU-empty-1,NVIDIA,16000,20:;"},
 		{"mutex skips busy cards even with binpack", gpushare.Config{},
 			func(r *gpushare.PodRequest) { r.GPUPolicy = "mutex,binpack" }, "busy", "GPU-busy-1,NVIDIA,16000,20:;"},
 		{"use-gpuuuid pins a card", gpushare.Config{},
@@ -186,10 +188,11 @@ func TestFitMultiGPU(t *testing.T) {
 		held("y", "four", gpushare.ContainerAllocation{share("GPU-four-3", 20000, 20)}),
 	)
 	two := gpushare.ContainerRequest{Count: 2, MemoryMiB: 10000, Cores: 10}
-	// Spread: the two emptiest cards, each once.
+	// Spread: the two emptiest cards, each once, the later one first (HAMi
+	// walks its sorted list from the end).
 	pl, err := l.Fit(ask("spread", two))
 	require.NoError(t, err)
-	require.Equal(t, "GPU-four-0,NVIDIA,10000,10:GPU-four-1,NVIDIA,10000,10:;", pl.Containers.String())
+	require.Equal(t, "GPU-four-1,NVIDIA,10000,10:GPU-four-0,NVIDIA,10000,10:;", pl.Containers.String())
 	// Binpack: the two fullest, fullest first.
 	r := ask("binpack", two)
 	r.GPUPolicy = gpushare.GPUBinpack
@@ -202,14 +205,18 @@ func TestFitMultiGPU(t *testing.T) {
 		"one": gpushare.ReasonNodeInsufficientDevice, "four": gpushare.ReasonNodeInsufficientDevice,
 	}, gpuReasons(t, err))
 	require.ErrorContains(t, err, "one: container main: needs 5 GPUs, node has 1")
-	// Two containers share a card's capacity: 50000 + 40000 MiB do not both
-	// fit on one 81920 MiB card, so the second goes to another.
-	pl, err = l.Fit(ask("pair",
+	// Two containers share a card's capacity: with binpack the first
+	// (50000 MiB) goes to the fullest card with room, GPU3 (GPU2 has 41920
+	// MiB free); the second (40000 MiB) would not fit beside it and goes to
+	// GPU2.
+	pair := ask("pair",
 		gpushare.ContainerRequest{Name: "a", Count: 1, MemoryMiB: 50000},
-		gpushare.ContainerRequest{Name: "b", Count: 1, MemoryMiB: 40000}))
+		gpushare.ContainerRequest{Name: "b", Count: 1, MemoryMiB: 40000})
+	pair.GPUPolicy = gpushare.GPUBinpack
+	pl, err = l.Fit(pair)
 	require.NoError(t, err)
 	require.Equal(t, "four", pl.Node)
-	require.Equal(t, "GPU-four-0,NVIDIA,50000,0:;GPU-four-1,NVIDIA,40000,0:;", pl.Containers.String())
+	require.Equal(t, "GPU-four-3,NVIDIA,50000,0:;GPU-four-2,NVIDIA,40000,0:;", pl.Containers.String())
 }
 
 func TestFitNUMABindCordonPercent(t *testing.T) {
@@ -217,14 +224,17 @@ func TestFitNUMABindCordonPercent(t *testing.T) {
 	devs[2].NUMA, devs[3].NUMA = 1, 1
 	node := gpusharetest.Node(t, "n", devs...)
 	l := newLedger(t, gpushare.Config{}, []*corev1.Node{node},
-		held("x", "n", gpushare.ContainerAllocation{share("GPU-n-0", 81920, 0)}))
+		held("x", "n", gpushare.ContainerAllocation{share("GPU-n-0", 81920, 0)}),
+		held("y", "n", gpushare.ContainerAllocation{share("GPU-n-3", 1000, 0)}))
 	r := ask("numa", gpushare.ContainerRequest{Count: 2, MemoryMiB: 1000})
-	// Without numa-bind, spread takes one idle card per NUMA node... the
-	// emptiest: GPU1 (NUMA 0) and GPU2 (NUMA 1).
+	// Without numa-bind, spread takes the two emptiest cards, the idle GPU2
+	// (NUMA 1) and GPU1 (NUMA 0): on equal scores the higher NUMA node
+	// first, as HAMi walks its list from the end.
 	pl, err := l.Fit(r)
 	require.NoError(t, err)
-	require.Equal(t, "GPU-n-1,NVIDIA,1000,0:GPU-n-2,NVIDIA,1000,0:;", pl.Containers.String())
-	// With numa-bind both come from NUMA 1, since NUMA 0 has one free card.
+	require.Equal(t, "GPU-n-2,NVIDIA,1000,0:GPU-n-1,NVIDIA,1000,0:;", pl.Containers.String())
+	// With numa-bind both come from NUMA 1: GPUs are grouped by NUMA node,
+	// and NUMA 0 has one card with room.
 	r.Selectors.NUMABind = true
 	pl, err = l.Fit(r)
 	require.NoError(t, err)

@@ -209,12 +209,19 @@ func (n *nodeState) apply(cs []contribution, sign int64) {
 }
 
 func (n *nodeState) gpu(id string) *gpu {
-	for i := range n.gpus {
-		if n.gpus[i].dev.ID == id {
-			return &n.gpus[i]
-		}
+	if i := n.gpuIndex(id); i >= 0 {
+		return &n.gpus[i]
 	}
 	return nil
+}
+
+func (n *nodeState) gpuIndex(id string) int {
+	for i := range n.gpus {
+		if n.gpus[i].dev.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // DeleteNode forgets a node's GPUs. Pods HAMi placed on it stay counted

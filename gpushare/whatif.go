@@ -55,7 +55,7 @@ func (l *Ledger) WhatIf(req PodRequest, limit int) (WhatIf, error) {
 		if err != nil {
 			return WhatIf{}, err
 		}
-		if err := sim.allocateLocked(pl); err != nil {
+		if err := sim.commitLocked(pl, false); err != nil {
 			return WhatIf{}, fmt.Errorf("what-if: %w", err)
 		}
 		out.Fits++

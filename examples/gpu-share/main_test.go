@@ -35,9 +35,9 @@ func TestTour(t *testing.T) {
 	require.NoError(t, run(ctx, testOptions(&out)))
 	got := spaces.ReplaceAllString(out.String(), " ")
 	for _, want := range []string{
-		"web/transcode  1 × (whole card, 100% cores) on L40S     gpu-l40s  GPU-l40s-1,NVIDIA,46068,100:;",
-		"gpu-a100  GPU-a100-0  NVIDIA A100-SXM4-80GB  80000/81920 MiB  90/100   3/10   ml/batch, ml/finetune, ml/train",
-		"gpu-a100  GPU-a100-0  CardInsufficientMemory  1920 MiB free < 60000 requested",
+		"web/transcode  1 × (whole card, 100% cores) on L40S     gpu-l40s  GPU-l40s-0,NVIDIA,46068,100:;",
+		"gpu-a100  GPU-a100-1  NVIDIA A100-SXM4-80GB  80000/81920 MiB  90/100   3/10   ml/batch, ml/finetune, ml/train",
+		"gpu-a100  GPU-a100-1  CardInsufficientMemory  1920 MiB free < 60000 requested",
 		"9 more fit. Free memory now: 104348 MiB; left over after them: 32348 MiB (31%)",
 	} {
 		require.Contains(t, got, spaces.ReplaceAllString(want, " "))

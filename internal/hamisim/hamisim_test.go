@@ -36,6 +36,7 @@ func TestBind(t *testing.T) {
 	p, err := hamisim.Bind(ctx, cs, l, gpuPod("a", 10000))
 	require.NoError(t, err)
 	require.Equal(t, "gpu-1", p.Node)
+	require.Equal(t, "GPU-t4-1", p.Containers[0][0].UUID, "two idle cards: HAMi takes the one registered last")
 	got, err := cs.CoreV1().Pods("ml").Get(ctx, "a", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "gpu-1", got.Spec.NodeName)
@@ -47,7 +48,7 @@ func TestBind(t *testing.T) {
 	// GPU spread: the second pod takes the other card; a third does not fit.
 	p, err = hamisim.Bind(ctx, cs, l, gpuPod("b", 10000))
 	require.NoError(t, err)
-	require.Equal(t, "GPU-t4-1", p.Containers[0][0].UUID)
+	require.Equal(t, "GPU-t4-0", p.Containers[0][0].UUID)
 	_, err = hamisim.Bind(ctx, cs, l, gpuPod("c", 10000))
 	require.ErrorIs(t, err, gpushare.ErrNoFit)
 	_, err = cs.CoreV1().Pods("ml").Get(ctx, "c", metav1.GetOptions{})
