@@ -180,7 +180,7 @@ func (l *Ledger) explainLocked(p *plan, s *scratch) error {
 	for _, name := range l.nodeNamesLocked() {
 		n := l.nodes[name]
 		if !n.registered || len(n.gpus) == 0 {
-			if err := l.problems["node/"+name]; err != nil {
+			if err := l.problem("node/" + name); err != nil {
 				fe.Nodes = append(fe.Nodes, NodeFailure{Node: name, Reason: ReasonNodeNotRegistered, Detail: err.Error()})
 			}
 			continue

@@ -2,7 +2,6 @@ package gpushare
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
@@ -24,7 +23,7 @@ type Ledger struct {
 	mu       sync.RWMutex
 	nodes    map[string]*nodeState
 	pods     map[podKey]*podState
-	problems map[string]error
+	problems map[string]*ObjectError
 	index    nodeIndex
 	bulk     bool
 
@@ -97,7 +96,7 @@ func NewLedger(cfg Config) (*Ledger, error) {
 		log:      cfg.Logger,
 		nodes:    map[string]*nodeState{},
 		pods:     map[podKey]*podState{},
-		problems: map[string]error{},
+		problems: map[string]*ObjectError{},
 	}, nil
 }
 
@@ -142,7 +141,7 @@ func (l *Ledger) setNodeLocked(node *corev1.Node) error {
 	cordon := node.Annotations[AnnotationCordon]
 	n := l.nodes[node.Name]
 	if n != nil && n.registered == hasReg && n.registerRaw == reg && n.cordonRaw == cordon {
-		return l.problems["node/"+node.Name]
+		return l.problem("node/" + node.Name)
 	}
 	if n == nil {
 		n = &nodeState{name: node.Name}
@@ -164,14 +163,15 @@ func (l *Ledger) setNodeLocked(node *corev1.Node) error {
 			err = n.applyCordon(cordon)
 		}
 	}
-	if err != nil {
-		err = fmt.Errorf("node %s: %w", node.Name, err)
-		l.problems[pkey] = err
-		l.log.Debug("gpushare: node registration", "node", node.Name, "err", err)
-	}
 	n.recount()
 	l.reindexLocked(n)
-	return err
+	if err != nil {
+		pe := &ObjectError{Object: pkey, Reason: DropMalformedRegistration, Err: err}
+		l.problems[pkey] = pe
+		l.log.Debug("gpushare: node registration", "node", node.Name, "err", err)
+		return pe
+	}
+	return nil
 }
 
 func (n *nodeState) applyCordon(value string) error {
@@ -239,18 +239,6 @@ func (l *Ledger) DeleteNode(name string) {
 	if len(n.pods) == 0 {
 		delete(l.nodes, name)
 	}
-}
-
-// Problems returns the objects that could not be applied, keyed
-// "node/<name>" or "pod/<namespace>/<name>", with their errors.
-func (l *Ledger) Problems() map[string]error {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	out := make(map[string]error, len(l.problems))
-	for k, v := range l.problems {
-		out[k] = v
-	}
-	return out
 }
 
 // nodeNames returns the ledger's node names in order.

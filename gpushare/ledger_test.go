@@ -28,9 +28,13 @@ func TestLedgerCountingRules(t *testing.T) {
 	failed.Status.Phase = corev1.PodFailed
 	noNode := pod("no-node", 32000)
 	delete(noNode.Annotations, gpushare.AnnotationNode)
-	for _, p := range []*corev1.Pod{running, terminating, pending, succeeded, failed, noNode} {
+	for _, p := range []*corev1.Pod{running, terminating, pending, succeeded, failed} {
 		require.NoError(t, l.SetPod(p))
 	}
+	// An allocation naming no node is left out, as HAMi does, and said so.
+	require.ErrorIs(t, l.SetPod(noNode), gpushare.ErrAllocationWithoutNode)
+	require.Equal(t, gpushare.DropAllocationWithoutNode, l.Problems()["pod/held/no-node"].Reason)
+	require.Len(t, l.Problems(), 1, "finished pods are not problems")
 	nu, ok := l.Node("n")
 	require.True(t, ok)
 	require.Equal(t, gpushare.Amount{Slots: 3, MemoryMiB: 7000, Cores: 30}, nu.GPUs[0].Used, "running, terminating and pending count")
@@ -145,10 +149,21 @@ func TestLedgerProblemsAndReregistration(t *testing.T) {
 	require.NoError(t, l.SetPod(gpusharetest.AllocatedPod(t, held("early", "m", gpushare.ContainerAllocation{share("GPU-m-0", 2000, 0)}))))
 	bad := gpusharetest.AllocatedPod(t, held("bad", "n", gpushare.ContainerAllocation{share("GPU-n-0", 1, 1)}))
 	bad.Annotations[gpushare.AnnotationAllocated] = "GPU-n-0,NVIDIA,lots,1:;"
-	require.ErrorIs(t, l.SetPod(bad), gpushare.ErrMalformedAnnotation)
-	require.Contains(t, l.Problems(), "pod/held/bad")
+	err := l.SetPod(bad)
+	require.ErrorIs(t, err, gpushare.ErrMalformedAnnotation)
+	var oe *gpushare.ObjectError
+	require.ErrorAs(t, err, &oe)
+	require.Equal(t, gpushare.DropMalformedAllocation, oe.Reason)
 	nu, _ := l.Node("n")
 	require.Equal(t, gpushare.Amount{}, nu.Used, "unknown GPU and malformed pod add nothing")
+	probs := l.Problems()
+	require.Len(t, probs, 3, "%v", probs)
+	require.Equal(t, gpushare.DropMalformedAllocation, probs["pod/held/bad"].Reason)
+	require.Equal(t, gpushare.DropUnknownGPU, probs["pod/held/later"].Reason)
+	require.ErrorIs(t, probs["pod/held/later"], gpushare.ErrUnknownGPU)
+	require.EqualError(t, probs["pod/held/later"], "pod held/later: node n does not register GPU-n-2: gpushare: unknown GPU")
+	require.Equal(t, gpushare.DropNodeNotRegistered, probs["pod/held/early"].Reason)
+	require.ErrorIs(t, probs["pod/held/early"], gpushare.ErrUnknownNode)
 
 	// The node re-registers with a third GPU; the waiting pod counts now.
 	node = gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 3, t4Type, 15360)...)
@@ -159,6 +174,7 @@ func TestLedgerProblemsAndReregistration(t *testing.T) {
 	require.NoError(t, l.SetNode(gpusharetest.Node(t, "m", gpusharetest.GPUs("m", 1, t4Type, 15360)...)))
 	mu, _ := l.Node("m")
 	require.Equal(t, gpushare.Amount{Slots: 1, MemoryMiB: 2000}, mu.Used)
+	require.Len(t, l.Problems(), 1, "only the malformed pod is left out now")
 
 	// A registration that does not decode leaves the node without GPUs and is reported.
 	node.Annotations[gpushare.AnnotationRegister] = "GPU-n-0,10:"
@@ -166,7 +182,9 @@ func TestLedgerProblemsAndReregistration(t *testing.T) {
 	nu, _ = l.Node("n")
 	require.Empty(t, nu.GPUs)
 	require.Error(t, nu.Err)
-	_, err := l.Fit(ask("p", gpushare.ContainerRequest{Count: 1, MemoryMiB: 15000}))
+	require.Equal(t, gpushare.DropMalformedRegistration, l.Problems()["node/n"].Reason)
+	require.Equal(t, gpushare.DropNodeNotRegistered, l.Problems()["pod/held/later"].Reason)
+	_, err = l.Fit(ask("p", gpushare.ContainerRequest{Count: 1, MemoryMiB: 15000}))
 	require.Equal(t, gpushare.ReasonNodeNotRegistered, gpuReasons(t, err)["n"])
 
 	// Fixing the pod clears its problem; a smaller re-registration overcommits.

@@ -73,7 +73,7 @@ func (l *Ledger) WhatIf(req PodRequest, limit int) (WhatIf, error) {
 // the pods: enough to simulate placements.
 func (l *Ledger) cloneGPUsLocked() *Ledger {
 	c := &Ledger{cfg: l.cfg, log: l.log, nodes: make(map[string]*nodeState, len(l.nodes)),
-		pods: map[podKey]*podState{}, problems: map[string]error{}}
+		pods: map[podKey]*podState{}, problems: map[string]*ObjectError{}}
 	for name, n := range l.nodes {
 		if !n.registered || len(n.gpus) == 0 {
 			continue

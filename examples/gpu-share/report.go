@@ -75,9 +75,9 @@ func printProblems(out io.Writer, l *gpushare.Ledger) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	fmt.Fprintf(out, "\n%d objects could not be read (HAMi leaves them out too):\n", len(keys))
+	fmt.Fprintf(out, "\n%d objects left out, wholly or in part (HAMi leaves them out too):\n", len(keys))
 	for _, k := range keys {
-		fmt.Fprintf(out, "  %s: %v\n", k, probs[k])
+		fmt.Fprintf(out, "  %s: %s [%s]\n", k, probs[k].Error(), probs[k].Reason)
 	}
 }
 
