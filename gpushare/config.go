@@ -3,6 +3,8 @@ package gpushare
 import (
 	"fmt"
 	"log/slog"
+
+	"k8s.io/client-go/kubernetes"
 )
 
 // ResourceNames are the extended resource names HAMi is configured with.
@@ -61,6 +63,11 @@ type Config struct {
 	// earlier do.
 	CollapseInitContainers bool
 
+	// Client is the cluster Start reads Nodes and Pods from. A ledger fed
+	// by hand (Load, SetNode, SetPod) needs none; NewLedgerForConfig fills
+	// it from a rest.Config.
+	Client kubernetes.Interface
+
 	// Logger receives debug logs of the ledger; nil discards them.
 	Logger *slog.Logger
 }
@@ -100,10 +107,10 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: negative default, or defaultCores over 100", ErrInvalidConfig)
 	}
 	if _, err := ParseNodePolicy(string(c.NodePolicy)); err != nil {
-		return c, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+		return c, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	if _, err := compileGPUPolicy(c.GPUPolicy); err != nil {
-		return c, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+		return c, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return c, nil
 }

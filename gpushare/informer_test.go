@@ -61,10 +61,13 @@ func TestLedgerFromKubeAPIServer(t *testing.T) {
 	_, err = cs.CoreV1().Pods("web").Create(ctx, gpusharetest.Pod("web", "waiting", gpusharetest.Container("main", 1, 1000, 10)), metav1.CreateOptions{})
 	require.NoError(t, err)
 
-	l, err := gpushare.NewLedger(gpushare.Config{})
+	offline, err := gpushare.NewLedger(gpushare.Config{})
 	require.NoError(t, err)
-	require.NoError(t, l.Start(ctx, cs))
-	require.ErrorIs(t, l.Start(ctx, cs), gpushare.ErrAlreadyStarted)
+	require.ErrorIs(t, offline.Start(ctx), gpushare.ErrNoClient)
+	l, err := gpushare.NewLedgerForConfig(env.RESTConfig(), gpushare.Config{})
+	require.NoError(t, err)
+	require.NoError(t, l.Start(ctx))
+	require.ErrorIs(t, l.Start(ctx), gpushare.ErrAlreadyStarted)
 
 	used := func(node string) []gpushare.Amount {
 		nu, ok := l.Node(node)

@@ -29,9 +29,9 @@ func TestBind(t *testing.T) {
 	defer cancel()
 	cs := fake.NewClientset()
 	require.NoError(t, hamisim.RegisterNode(ctx, cs, "gpu-1", hamisim.GPUs("t4", 2, "NVIDIA-Tesla T4", 15360)))
-	l, err := gpushare.NewLedger(gpushare.Config{})
+	l, err := gpushare.NewLedger(gpushare.Config{Client: cs})
 	require.NoError(t, err)
-	require.NoError(t, l.Start(ctx, cs))
+	require.NoError(t, l.Start(ctx))
 
 	p, err := hamisim.Bind(ctx, cs, l, gpuPod("a", 10000))
 	require.NoError(t, err)
