@@ -119,14 +119,15 @@ func refPod(r gpushare.PodRequest) hamiref.Pod {
 
 // tally counts agreement per aspect.
 type tally struct {
-	cases, agree                                 int
-	outcome, node, gpus, score, reasons, nodeSum int
-	diffs                                        []string
+	cases, agree                                          int
+	outcome, node, gpus, score, reasons, blocker, nodeSum int
+	diffs                                                 []string
+	blockers                                              map[gpushare.BlockerKind]int
 }
 
 func (t *tally) String() string {
-	return fmt.Sprintf("%d/%d decisions agree (%.1f%%): outcome %d, node %d, GPU picks %d, node score %d, fail reasons %d, node scores and usage %d",
-		t.agree, t.cases, 100*float64(t.agree)/float64(max(t.cases, 1)), t.outcome, t.node, t.gpus, t.score, t.reasons, t.nodeSum)
+	return fmt.Sprintf("%d/%d decisions agree (%.1f%%): outcome %d, node %d, GPU picks %d, node score %d, fail reasons %d, blocker %d, node scores and usage %d",
+		t.agree, t.cases, 100*float64(t.agree)/float64(max(t.cases, 1)), t.outcome, t.node, t.gpus, t.score, t.reasons, t.blocker, t.nodeSum)
 }
 
 // decide compares gpushare's Fit with HAMi's decision for req, then commits
@@ -140,8 +141,8 @@ func (w *world) decide(t *testing.T, tl *tally, req gpushare.PodRequest) bool {
 	if err != nil && !errors.As(err, &fe) {
 		require.NoError(t, err)
 	}
-	ok := [6]bool{true, true, true, true, true, true}
-	ok[5] = w.usageAgrees(t, refN, d)
+	ok := [7]bool{true, true, true, true, true, true, true}
+	ok[6] = w.usageAgrees(t, refN, d)
 	var why []string
 	switch {
 	case len(d.Best) == 0 && fe == nil:
@@ -150,6 +151,13 @@ func (w *world) decide(t *testing.T, tl *tally, req gpushare.PodRequest) bool {
 	case len(d.Best) == 0:
 		if ok[4] = reasonsAgree(d, fe); !ok[4] {
 			why = append(why, reasonDiff)
+		}
+		if tl.blockers == nil {
+			tl.blockers = map[gpushare.BlockerKind]int{}
+		}
+		tl.blockers[fe.Blocker.Kind]++
+		if ok[5] = w.blockerAgrees(refN, req, fe.Blocker); !ok[5] {
+			why = append(why, fmt.Sprintf("blocker %+v", fe.Blocker))
 		}
 	case fe != nil:
 		ok[0], ok[1], ok[2], ok[3] = false, false, false, false
@@ -173,12 +181,12 @@ func (w *world) decide(t *testing.T, tl *tally, req gpushare.PodRequest) bool {
 		w.held = append(w.held, commit)
 	}
 	tl.cases++
-	for i, p := range []*int{&tl.outcome, &tl.node, &tl.gpus, &tl.score, &tl.reasons, &tl.nodeSum} {
+	for i, p := range []*int{&tl.outcome, &tl.node, &tl.gpus, &tl.score, &tl.reasons, &tl.blocker, &tl.nodeSum} {
 		if ok[i] {
 			*p++
 		}
 	}
-	all := ok == [6]bool{true, true, true, true, true, true}
+	all := ok == [7]bool{true, true, true, true, true, true, true}
 	if all {
 		tl.agree++
 	} else if len(tl.diffs) < 5 {
@@ -260,4 +268,29 @@ func reasonsAgree(d hamiref.Decision, fe *gpushare.FitError) bool {
 		}
 	}
 	return true
+}
+
+// blockerAgrees checks the FitError's blocker against HAMi fitting each
+// container on its own: NotTogether when every container fits alone
+// somewhere, otherwise a container that fits alone nowhere.
+func (w *world) blockerAgrees(refN []hamiref.Node, req gpushare.PodRequest, b gpushare.Blocker) bool {
+	alone := func(c gpushare.ContainerRequest) bool {
+		r := req
+		r.Containers = []gpushare.ContainerRequest{c}
+		return len(hamiref.Schedule(refN, refPod(r), string(w.cfg.NodePolicy), string(w.cfg.GPUPolicy)).Best) > 0
+	}
+	if b.Kind == gpushare.BlockNotTogether {
+		for _, c := range req.Containers {
+			if c.Count > 0 && !alone(c) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range req.Containers {
+		if c.Name == b.Container {
+			return b.Kind != "" && b.Detail != "" && !alone(c)
+		}
+	}
+	return false
 }

@@ -114,6 +114,7 @@ func (t *tally) add(o *tally) {
 	t.gpus += o.gpus
 	t.score += o.score
 	t.reasons += o.reasons
+	t.blocker += o.blocker
 	t.nodeSum += o.nodeSum
 }
 
@@ -230,7 +231,7 @@ func TestDifferentialRandom(t *testing.T) {
 			w.decide(t, &total, randomPod(rng, fmt.Sprintf("s%d-p%d", seed, i), nodes))
 		}
 	}
-	t.Logf("random: %v %v", &total, total.diffs)
+	t.Logf("random: %v %v; no-fit blockers: %v", &total, total.diffs, total.blockers)
 	require.GreaterOrEqual(t, 100*float64(total.agree)/float64(total.cases), wantRandomAgreement, "%v %v", &total, total.diffs)
 }
 

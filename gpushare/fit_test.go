@@ -258,11 +258,11 @@ func TestFitExplainMessage(t *testing.T) {
 	l := newLedger(t, gpushare.Config{}, []*corev1.Node{gpusharetest.Node(t, "node-3", devs...)},
 		held("x", "node-3", gpushare.ContainerAllocation{share("GPU-1a2b", 2048, 0)}))
 	_, err := l.Fit(ask("big", gpushare.ContainerRequest{Count: 1, MemoryMiB: 3000}))
-	require.EqualError(t, err, "pod new/big fits none of 1 GPU nodes (1/1 CardInsufficientMemory): "+
-		"node-3: GPU-1a2b: 2048 MiB free < 3000 requested (container main: 0 of 1 GPUs fit)")
+	require.EqualError(t, err, "pod new/big fits none of 1 GPU nodes: no GPU has 3000 MiB free (largest: 2048); "+
+		"1/1 CardInsufficientMemory: node-3: GPU-1a2b: 2048 MiB free < 3000 requested (container main: 0 of 1 GPUs fit)")
 
 	_, err = newLedger(t, gpushare.Config{}, nil).Fit(ask("x", gpushare.ContainerRequest{Count: 1}))
-	require.EqualError(t, err, "pod new/x fits no node: no GPU nodes")
+	require.EqualError(t, err, "pod new/x fits no node: no node registers GPUs")
 	_, err = l.Fit(ask("none"))
 	require.ErrorIs(t, err, gpushare.ErrInvalidRequest)
 }
