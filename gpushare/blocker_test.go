@@ -24,7 +24,7 @@ func TestFitBlockers(t *testing.T) {
 		for i := range b {
 			b[i].NUMA, b[i].Count = i, 4
 		}
-		return []*corev1.Node{gpusharetest.Node(t, "a", gpusharetest.GPUs("a", 2, a100Type, 81920)...), gpusharetest.Node(t, "b", b...)}
+		return []*corev1.Node{gpusharetest.NodeT(t, "a", gpusharetest.GPUs("a", 2, a100Type, 81920)...), gpusharetest.NodeT(t, "b", b...)}
 	}
 	busyA := []gpushare.Placement{
 		held("x", "a", gpushare.ContainerAllocation{share("GPU-a-0", 57344, 0)}),

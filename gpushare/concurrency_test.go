@@ -36,7 +36,7 @@ func TestConcurrentFitThenAllocate(t *testing.T) {
 			devs[j].NUMA, devs[j].Count = j%2, int32(3+j)
 		}
 		devs[2].Health = i != 1
-		nodes = append(nodes, gpusharetest.Node(t, fmt.Sprintf("node-%d", i), devs...))
+		nodes = append(nodes, gpusharetest.NodeT(t, fmt.Sprintf("node-%d", i), devs...))
 	}
 	l := newLedger(t, gpushare.Config{}, nodes)
 
@@ -110,7 +110,7 @@ func TestConcurrentFitThenAllocate(t *testing.T) {
 
 	var pods []corev1.Pod
 	for _, pu := range l.Pods() {
-		pods = append(pods, *gpusharetest.AllocatedPod(t, gpushare.Placement{Namespace: pu.Namespace, Name: pu.Name,
+		pods = append(pods, *gpusharetest.AllocatedPodT(t, gpushare.Placement{Namespace: pu.Namespace, Name: pu.Name,
 			Node: pu.Node, Containers: pu.Allocation}))
 	}
 	var objs []corev1.Node

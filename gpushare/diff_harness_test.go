@@ -39,7 +39,7 @@ func newWorld(t *testing.T, cfg gpushare.Config, nodes []diffNode) *world {
 	l, err := gpushare.NewLedger(cfg)
 	require.NoError(t, err)
 	for _, n := range nodes {
-		node := gpusharetest.Node(t, n.name, n.devs...)
+		node := gpusharetest.NodeT(t, n.name, n.devs...)
 		if len(n.cordon) > 0 {
 			node.Annotations[gpushare.AnnotationCordon] = gpushare.EncodeCordon(n.cordon)
 		}

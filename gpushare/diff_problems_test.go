@@ -36,7 +36,7 @@ func TestDifferentialProblems(t *testing.T) {
 			if rng.IntN(8) == 0 {
 				p.Containers[0][0].UUID = "GPU-unknown"
 			}
-			pod := gpusharetest.AllocatedPod(t, p)
+			pod := gpusharetest.AllocatedPodT(t, p)
 			switch rng.IntN(10) {
 			case 0:
 				delete(pod.Annotations, gpushare.AnnotationNode)

@@ -37,7 +37,7 @@ func newLedger(t *testing.T, cfg gpushare.Config, nodes []*corev1.Node, held ...
 		require.NoError(t, l.SetNode(n))
 	}
 	for _, p := range held {
-		require.NoError(t, l.SetPod(gpusharetest.AllocatedPod(t, p)))
+		require.NoError(t, l.SetPod(gpusharetest.AllocatedPodT(t, p)))
 	}
 	return l
 }
@@ -48,8 +48,8 @@ func newLedger(t *testing.T, cfg gpushare.Config, nodes []*corev1.Node, held ...
 func workedExample(t *testing.T, cfg gpushare.Config) *gpushare.Ledger {
 	return newLedger(t, cfg,
 		[]*corev1.Node{
-			gpusharetest.Node(t, "busy", gpusharetest.GPUs("busy", 2, a100Type, 81920)...),
-			gpusharetest.Node(t, "empty", gpusharetest.GPUs("empty", 2, a100Type, 81920)...),
+			gpusharetest.NodeT(t, "busy", gpusharetest.GPUs("busy", 2, a100Type, 81920)...),
+			gpusharetest.NodeT(t, "empty", gpusharetest.GPUs("empty", 2, a100Type, 81920)...),
 		},
 		held("a", "busy", gpushare.ContainerAllocation{share("GPU-busy-0", 20000, 30)}),
 		held("b", "busy", gpushare.ContainerAllocation{share("GPU-busy-0", 10000, 0)}),
@@ -112,7 +112,7 @@ func gpuReasons(t *testing.T, err error) map[string]gpushare.Reason {
 }
 
 func TestFitExclusiveCards(t *testing.T) {
-	nodes := []*corev1.Node{gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 2, a100Type, 81920)...)}
+	nodes := []*corev1.Node{gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 2, a100Type, 81920)...)}
 	// GPU0 holds a 0-core task; an exclusive (100-core) request needs an
 	// idle card, even when binpack tries GPU0 first.
 	l := newLedger(t, gpushare.Config{GPUPolicy: gpushare.GPUBinpack}, nodes,
@@ -148,8 +148,8 @@ func TestFitExclusiveCards(t *testing.T) {
 
 func TestFitTypeSelectors(t *testing.T) {
 	nodes := []*corev1.Node{
-		gpusharetest.Node(t, "a100", gpusharetest.GPUs("a100", 2, a100Type, 81920)...),
-		gpusharetest.Node(t, "t4", gpusharetest.GPUs("t4", 2, t4Type, 15360)...),
+		gpusharetest.NodeT(t, "a100", gpusharetest.GPUs("a100", 2, a100Type, 81920)...),
+		gpusharetest.NodeT(t, "t4", gpusharetest.GPUs("t4", 2, t4Type, 15360)...),
 	}
 	// The A100 node is fuller, so binpack prefers it...
 	l := newLedger(t, gpushare.Config{}, nodes, held("x", "a100", gpushare.ContainerAllocation{share("GPU-a100-0", 8000, 10)}))
@@ -180,8 +180,8 @@ func TestFitTypeSelectors(t *testing.T) {
 
 func TestFitMultiGPU(t *testing.T) {
 	nodes := []*corev1.Node{
-		gpusharetest.Node(t, "one", gpusharetest.GPUs("one", 1, a100Type, 81920)...),
-		gpusharetest.Node(t, "four", gpusharetest.GPUs("four", 4, a100Type, 81920)...),
+		gpusharetest.NodeT(t, "one", gpusharetest.GPUs("one", 1, a100Type, 81920)...),
+		gpusharetest.NodeT(t, "four", gpusharetest.GPUs("four", 4, a100Type, 81920)...),
 	}
 	l := newLedger(t, gpushare.Config{}, nodes,
 		held("x", "four", gpushare.ContainerAllocation{share("GPU-four-2", 40000, 50)}),
@@ -222,7 +222,7 @@ func TestFitMultiGPU(t *testing.T) {
 func TestFitNUMABindCordonPercent(t *testing.T) {
 	devs := gpusharetest.GPUs("n", 4, a100Type, 81920)
 	devs[2].NUMA, devs[3].NUMA = 1, 1
-	node := gpusharetest.Node(t, "n", devs...)
+	node := gpusharetest.NodeT(t, "n", devs...)
 	l := newLedger(t, gpushare.Config{}, []*corev1.Node{node},
 		held("x", "n", gpushare.ContainerAllocation{share("GPU-n-0", 81920, 0)}),
 		held("y", "n", gpushare.ContainerAllocation{share("GPU-n-3", 1000, 0)}))
@@ -255,7 +255,7 @@ func TestFitNUMABindCordonPercent(t *testing.T) {
 
 func TestFitExplainMessage(t *testing.T) {
 	devs := []gpushare.Device{gpusharetest.GPU("GPU-1a2b", 0, t4Type, 4096)}
-	l := newLedger(t, gpushare.Config{}, []*corev1.Node{gpusharetest.Node(t, "node-3", devs...)},
+	l := newLedger(t, gpushare.Config{}, []*corev1.Node{gpusharetest.NodeT(t, "node-3", devs...)},
 		held("x", "node-3", gpushare.ContainerAllocation{share("GPU-1a2b", 2048, 0)}))
 	_, err := l.Fit(ask("big", gpushare.ContainerRequest{Count: 1, MemoryMiB: 3000}))
 	require.EqualError(t, err, "pod new/big fits none of 1 GPU nodes: no GPU has 3000 MiB free (largest: 2048); "+

@@ -12,10 +12,10 @@ import (
 )
 
 func TestLedgerCountingRules(t *testing.T) {
-	node := gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 2, a100Type, 81920)...)
+	node := gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 2, a100Type, 81920)...)
 	l := newLedger(t, gpushare.Config{}, []*corev1.Node{node})
 	pod := func(name string, mem int32) *corev1.Pod {
-		return gpusharetest.AllocatedPod(t, held(name, "n", gpushare.ContainerAllocation{share("GPU-n-0", mem, 10)}))
+		return gpusharetest.AllocatedPodT(t, held(name, "n", gpushare.ContainerAllocation{share("GPU-n-0", mem, 10)}))
 	}
 	running := pod("running", 1000)
 	terminating := pod("terminating", 2000)
@@ -53,7 +53,7 @@ func TestLedgerCountingRules(t *testing.T) {
 }
 
 func TestLedgerInitContainerCollapse(t *testing.T) {
-	node := gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 1, a100Type, 81920)...)
+	node := gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 1, a100Type, 81920)...)
 	// One init container with 30000 MiB, two app containers with 10000 and
 	// 5000 MiB, all on GPU0.
 	p := held("job", "n",
@@ -62,7 +62,7 @@ func TestLedgerInitContainerCollapse(t *testing.T) {
 		gpushare.ContainerAllocation{share("GPU-n-0", 5000, 10)},
 	)
 	p.InitContainers = 1
-	pod := gpusharetest.AllocatedPod(t, p)
+	pod := gpusharetest.AllocatedPodT(t, p)
 	for _, tc := range []struct {
 		name     string
 		collapse bool
@@ -89,8 +89,8 @@ func TestLedgerInitContainerCollapse(t *testing.T) {
 
 func TestLedgerViews(t *testing.T) {
 	l := newLedger(t, gpushare.Config{}, []*corev1.Node{
-		gpusharetest.Node(t, "a", gpusharetest.GPUs("a", 2, a100Type, 81920)...),
-		gpusharetest.Node(t, "b", gpusharetest.GPUs("b", 1, t4Type, 15360)...),
+		gpusharetest.NodeT(t, "a", gpusharetest.GPUs("a", 2, a100Type, 81920)...),
+		gpusharetest.NodeT(t, "b", gpusharetest.GPUs("b", 1, t4Type, 15360)...),
 	})
 	for _, p := range []gpushare.Placement{
 		{Namespace: "ml", Name: "train", Node: "a", Containers: gpushare.PodAllocation{{share("GPU-a-0", 40000, 50), share("GPU-a-1", 40000, 50)}}},
@@ -122,7 +122,7 @@ func TestLedgerViews(t *testing.T) {
 }
 
 func TestLedgerAllocateRefuses(t *testing.T) {
-	l := newLedger(t, gpushare.Config{}, []*corev1.Node{gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 1, t4Type, 15360)...)})
+	l := newLedger(t, gpushare.Config{}, []*corev1.Node{gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 1, t4Type, 15360)...)})
 	ok := held("ok", "n", gpushare.ContainerAllocation{share("GPU-n-0", 15000, 90)})
 	require.NoError(t, l.Allocate(ok))
 	require.ErrorIs(t, l.Allocate(ok), gpushare.ErrPodExists)
@@ -142,12 +142,12 @@ func TestLedgerAllocateRefuses(t *testing.T) {
 }
 
 func TestLedgerProblemsAndReregistration(t *testing.T) {
-	node := gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 2, t4Type, 15360)...)
+	node := gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 2, t4Type, 15360)...)
 	l := newLedger(t, gpushare.Config{}, []*corev1.Node{node})
 	// A pod on a GPU the node does not register yet, and one on an unknown node.
-	require.NoError(t, l.SetPod(gpusharetest.AllocatedPod(t, held("later", "n", gpushare.ContainerAllocation{share("GPU-n-2", 1000, 0)}))))
-	require.NoError(t, l.SetPod(gpusharetest.AllocatedPod(t, held("early", "m", gpushare.ContainerAllocation{share("GPU-m-0", 2000, 0)}))))
-	bad := gpusharetest.AllocatedPod(t, held("bad", "n", gpushare.ContainerAllocation{share("GPU-n-0", 1, 1)}))
+	require.NoError(t, l.SetPod(gpusharetest.AllocatedPodT(t, held("later", "n", gpushare.ContainerAllocation{share("GPU-n-2", 1000, 0)}))))
+	require.NoError(t, l.SetPod(gpusharetest.AllocatedPodT(t, held("early", "m", gpushare.ContainerAllocation{share("GPU-m-0", 2000, 0)}))))
+	bad := gpusharetest.AllocatedPodT(t, held("bad", "n", gpushare.ContainerAllocation{share("GPU-n-0", 1, 1)}))
 	bad.Annotations[gpushare.AnnotationAllocated] = "GPU-n-0,NVIDIA,lots,1:;"
 	err := l.SetPod(bad)
 	require.ErrorIs(t, err, gpushare.ErrMalformedAnnotation)
@@ -166,12 +166,12 @@ func TestLedgerProblemsAndReregistration(t *testing.T) {
 	require.ErrorIs(t, probs["pod/held/early"], gpushare.ErrUnknownNode)
 
 	// The node re-registers with a third GPU; the waiting pod counts now.
-	node = gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 3, t4Type, 15360)...)
+	node = gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 3, t4Type, 15360)...)
 	require.NoError(t, l.SetNode(node))
 	nu, _ = l.Node("n")
 	require.Equal(t, gpushare.Amount{Slots: 1, MemoryMiB: 1000}, nu.GPUs[2].Used)
 	// Node m appears.
-	require.NoError(t, l.SetNode(gpusharetest.Node(t, "m", gpusharetest.GPUs("m", 1, t4Type, 15360)...)))
+	require.NoError(t, l.SetNode(gpusharetest.NodeT(t, "m", gpusharetest.GPUs("m", 1, t4Type, 15360)...)))
 	mu, _ := l.Node("m")
 	require.Equal(t, gpushare.Amount{Slots: 1, MemoryMiB: 2000}, mu.Used)
 	require.Len(t, l.Problems(), 1, "only the malformed pod is left out now")

@@ -115,7 +115,7 @@ func TestPropertyNeverOverAllocates(t *testing.T) {
 			m.capacity[devs[j].ID] = gpushare.Amount{Slots: int64(devs[j].Count), MemoryMiB: int64(devs[j].MemoryMiB), Cores: int64(devs[j].Cores)}
 			m.schedulable[devs[j].ID] = devs[j].Health
 		}
-		nodes = append(nodes, gpusharetest.Node(t, fmt.Sprintf("node-%02d", i), devs...))
+		nodes = append(nodes, gpusharetest.NodeT(t, fmt.Sprintf("node-%02d", i), devs...))
 	}
 	l := newLedger(t, gpushare.Config{}, nodes)
 
@@ -250,13 +250,13 @@ func requireRebuildEqual(t *testing.T, l *gpushare.Ledger, m *model) {
 				cordoned = append(cordoned, g.ID)
 			}
 		}
-		node := gpusharetest.Node(t, n.Name, devs...)
+		node := gpusharetest.NodeT(t, n.Name, devs...)
 		node.Annotations[gpushare.AnnotationCordon] = gpushare.EncodeCordon(cordoned)
 		nodes = append(nodes, *node)
 	}
 	var pods []corev1.Pod
 	for _, p := range m.held {
-		pods = append(pods, *gpusharetest.AllocatedPod(t, p))
+		pods = append(pods, *gpusharetest.AllocatedPodT(t, p))
 	}
 	fresh, err := gpushare.NewLedger(gpushare.Config{})
 	require.NoError(t, err)

@@ -52,7 +52,7 @@ func TestKubeconfigMode(t *testing.T) {
 	defer cancel()
 	cs, err := kubernetes.NewForConfig(env.RESTConfig())
 	require.NoError(t, err)
-	nodes, pods := gpusharetest.Cluster(t, gpusharetest.ClusterConfig{Nodes: 3, GPUsPerNode: 2, Pods: 12, Namespaces: 1, Seed: 9})
+	nodes, pods := gpusharetest.ClusterT(t, gpusharetest.ClusterConfig{Nodes: 3, GPUsPerNode: 2, Pods: 12, Namespaces: 1, Seed: 9})
 	for i := range nodes {
 		_, err := cs.CoreV1().Nodes().Create(ctx, &nodes[i], metav1.CreateOptions{})
 		require.NoError(t, err)
@@ -64,7 +64,7 @@ func TestKubeconfigMode(t *testing.T) {
 		require.NoError(t, err)
 	}
 	// One node the device plugin wrote garbage on.
-	bad := gpusharetest.Node(t, "broken")
+	bad := gpusharetest.NodeT(t, "broken")
 	bad.Annotations[gpushare.AnnotationRegister] = "GPU-x,10:"
 	_, err = cs.CoreV1().Nodes().Create(ctx, bad, metav1.CreateOptions{})
 	require.NoError(t, err)
