@@ -97,7 +97,7 @@ func (p *plan) containerBlocker(c *ContainerRequest, nodes []*nodeState) (Blocke
 	var most funnel
 	gpus := 0
 	for _, n := range nodes {
-		gpus = max(gpus, len(n.gpus))
+		gpus = max(gpus, n.nvidiaGPUs)
 		f := p.funnelOn(c, n)
 		most.eligible, most.slots, most.idle = max(most.eligible, f.eligible), max(most.slots, f.slots), max(most.idle, f.idle)
 		most.memory, most.cores = max(most.memory, f.memory), max(most.cores, f.cores)
@@ -160,7 +160,7 @@ func (p *plan) funnelOn(c *ContainerRequest, n *nodeState) funnel {
 	for i := range n.gpus {
 		g := &n.gpus[i]
 		d, u := &g.dev, g.used
-		if gpuState(g) != "" || d.Mode == ModeMIG || sel.typeAllowed(d) != "" || sel.uuidAllowed(d.ID) != "" {
+		if !g.nvidia || gpuState(g) != "" || d.Mode == ModeMIG || sel.typeAllowed(d) != "" || sel.uuidAllowed(d.ID) != "" {
 			continue
 		}
 		f.eligible++

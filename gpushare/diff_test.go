@@ -120,7 +120,8 @@ func (t *tally) add(o *tally) {
 
 // randomNodes draws 2–5 nodes of 1–8 GPUs (sometimes 16, where Go's sort
 // leaves insertion sort), with random NUMA nodes, split counts, health,
-// cordons, core scaling, and registration orders that are not index order.
+// cordons, core scaling, a few types without "NVIDIA", and registration
+// orders that are not index order.
 func randomNodes(rng *rand.Rand) []diffNode {
 	models := gpusharetest.Models
 	nodes := make([]diffNode, 2+rng.IntN(4))
@@ -138,6 +139,9 @@ func randomNodes(rng *rand.Rand) []diffNode {
 			devs[j].Health = rng.IntN(15) != 0
 			if rng.IntN(12) == 0 {
 				devs[j].Cores = 200 // deviceCoreScaling 2
+			}
+			if rng.IntN(25) == 0 {
+				devs[j].Type = "Tesla V100-PCIE-32GB" // named before v2.8's NVIDIA- prefix: not an NVIDIA device to HAMi's Fit
 			}
 		}
 		if rng.IntN(3) == 0 {

@@ -95,7 +95,7 @@ func (p *plan) mayFit(n *nodeState) bool {
 		var ok int32
 		for j := range n.gpus {
 			g := &n.gpus[j]
-			if admitGPU(g, g.used, int64(c.memoryOn(g.dev.MemoryMiB)), int64(c.Cores), p.gpu.mutex) == "" {
+			if g.nvidia && admitGPU(g, g.used, int64(c.memoryOn(g.dev.MemoryMiB)), int64(c.Cores), p.gpu.mutex) == "" {
 				ok++
 			}
 		}
@@ -239,10 +239,10 @@ func fitNode(n *nodeState, p *plan, s *scratch, exp *NodeFailure) bool {
 			work, order = s.initWork, s.initOrder
 		}
 		s.sortGPUs(p, work, order)
-		if int(c.Count) > len(n.gpus) {
+		if int(c.Count) > n.nvidiaGPUs {
 			if exp != nil {
 				*exp = NodeFailure{Node: n.name, Container: c.Name, Reason: ReasonNodeInsufficientDevice,
-					Detail: fmt.Sprintf("needs %d GPUs, node has %d", c.Count, len(n.gpus))}
+					Detail: fmt.Sprintf("needs %d GPUs, node has %d", c.Count, n.nvidiaGPUs)}
 			}
 			return false
 		}
@@ -274,6 +274,9 @@ func fitContainer(c *ContainerRequest, p *plan, s *scratch, work []workGPU, orde
 	for k := len(order) - 1; k >= 0; k-- {
 		wi := order[k]
 		w := &work[wi]
+		if !w.g.nvidia {
+			continue // not among the NVIDIA devices HAMi's Fit is given
+		}
 		r := gpuState(w.g)
 		if r == "" && typed && sel.typeAllowed(&w.g.dev) != "" {
 			r = ReasonCardTypeMismatch

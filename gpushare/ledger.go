@@ -34,7 +34,10 @@ type Ledger struct {
 type gpu struct {
 	dev      Device
 	cordoned bool
-	used     Amount
+	// nvidia reports a type HAMi's scheduler takes for an NVIDIA GPU
+	// (Device.IsNVIDIA); others are counted but never chosen.
+	nvidia bool
+	used   Amount
 }
 
 func (g *gpu) capacity() Amount {
@@ -54,6 +57,7 @@ type nodeState struct {
 	registerRaw string
 	cordonRaw   string
 	gpus        []gpu
+	nvidiaGPUs  int
 	// pods are the counted pods on the node; a pod knows its slot.
 	pods []*podState
 
@@ -158,9 +162,15 @@ func (l *Ledger) setNodeLocked(node *corev1.Node) error {
 		if err == nil {
 			n.gpus = make([]gpu, len(devs))
 			for i := range devs {
-				n.gpus[i].dev = devs[i]
+				n.gpus[i].dev, n.gpus[i].nvidia = devs[i], devs[i].IsNVIDIA()
 			}
 			err = n.applyCordon(cordon)
+		}
+	}
+	n.nvidiaGPUs = 0
+	for i := range n.gpus {
+		if n.gpus[i].nvidia {
+			n.nvidiaGPUs++
 		}
 	}
 	n.recount()

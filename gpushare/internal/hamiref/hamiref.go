@@ -220,10 +220,18 @@ func fitInDevices(devs []Device, c Container, pod Pod, gpuPolicy string) ([]Allo
 		scores[i] = deviceScore(&devs[i], pod.Weights)
 	}
 	sort.Sort(&deviceList{devs: devs, scores: scores, policy: gpuPolicy, numaBind: numaBind(pod)})
-	if int(c.Nums) > len(devs) { // getNodeResources: every device here is NVIDIA
+	// getNodeResources: the devices whose type contains "nvidia", in the
+	// sorted order.
+	var typed []Device
+	for _, d := range devs {
+		if strings.Contains(strings.ToLower(d.Type), "nvidia") {
+			typed = append(typed, d)
+		}
+	}
+	if int(c.Nums) > len(typed) {
 		return nil, map[string]int{"NodeInsufficientDevice": 1}
 	}
-	picks, reasons := fit(devs, c, pod, gpuPolicy)
+	picks, reasons := fit(typed, c, pod, gpuPolicy)
 	if reasons != nil {
 		return nil, reasons
 	}
