@@ -37,6 +37,7 @@ func TestTour(t *testing.T) {
 	for _, want := range []string{
 		"web/transcode  1 × (whole card, 100% cores) on L40S     gpu-l40s  GPU-l40s-0,NVIDIA,46068,100:;",
 		"gpu-a100  GPU-a100-1  NVIDIA A100-SXM4-80GB  80000/81920 MiB  90/100   3/10   ml/batch, ml/finetune, ml/train",
+		"Blocked: no node has 2 GPUs with 60000 MiB free (most: 0) [NoMemory]",
 		"gpu-a100  GPU-a100-1  CardInsufficientMemory  1920 MiB free < 60000 requested",
 		"9 more fit. Free memory now: 104348 MiB; left over after them: 32348 MiB (31%)",
 	} {

@@ -82,6 +82,7 @@ func printProblems(out io.Writer, l *gpushare.Ledger) {
 }
 
 func printFitError(out io.Writer, fe *gpushare.FitError) {
+	fmt.Fprintf(out, "Blocked: %s [%s]\n", fe.Blocker.Detail, fe.Blocker.Kind)
 	var rows [][]string
 	for _, n := range fe.Nodes {
 		if len(n.GPUs) == 0 {
@@ -116,7 +117,7 @@ func printWhatIf(out io.Writer, l *gpushare.Ledger, shape gpushare.PodRequest) e
 	fmt.Fprintf(out, "%d more fit. Free memory now: %d MiB; left over after them: %d MiB (%.0f%%), which no pod of this shape can use.\n",
 		w.Fits, w.FreeMiB, w.StrandedMiB, 100*w.Fragmentation)
 	if w.Next != nil {
-		fmt.Fprintf(out, "The next one would not fit: %s\n", w.Next.Summary())
+		fmt.Fprintf(out, "The next one would not fit: %s (%s)\n", w.Next.Blocker.Detail, w.Next.Summary())
 	}
 	return nil
 }
