@@ -56,11 +56,13 @@ type Config struct {
 	// GPUPolicy is the default GPU policy ("" means GPUSpread).
 	GPUPolicy GPUPolicy
 
-	// CollapseInitContainers counts usage as HAMi v2.10 does: per pod and
-	// GPU, the larger of the biggest init container and the sum of the app
-	// containers, shrinking to app containers once all init containers
-	// succeeded. False counts every allocation entry, as HAMi v2.9 and
-	// earlier do.
+	// CollapseInitContainers counts usage and fits init containers as HAMi
+	// v2.10 does: per pod and GPU, the larger of the biggest init container
+	// and the sum of the app containers, shrinking to app containers once
+	// all init containers succeeded; and when fitting, each init container
+	// on the node as it is, apart from the others. False counts every
+	// allocation entry and fits init containers in sequence with the app
+	// containers, as HAMi v2.9 and earlier count.
 	CollapseInitContainers bool
 
 	// Client is the cluster Start reads Nodes and Pods from. A ledger fed
