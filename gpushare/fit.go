@@ -32,7 +32,7 @@ type plan struct {
 	req        *PodRequest
 	nodePolicy NodePolicy
 	gpu        gpuPolicy
-	keys       []sortKey // gpu.keys, numa first under numa-bind
+	ord        gpuOrder
 	numaBind   bool
 	collapse   bool
 	weights    Weights
@@ -59,10 +59,7 @@ func (l *Ledger) compile(req *PodRequest) (plan, error) {
 	if p.gpu, err = compileGPUPolicy(gp); err != nil {
 		return plan{}, err
 	}
-	p.keys = p.gpu.keys
-	if p.numaBind {
-		p.keys = p.gpu.withNUMAFirst()
-	}
+	p.ord = newGPUOrder(&p.gpu, p.numaBind)
 	if p.weights == (Weights{}) {
 		p.weights = DefaultWeights
 	}
@@ -177,7 +174,12 @@ func (l *Ledger) fitLocked(p *plan) (Placement, error) {
 		return Placement{}, l.explainLocked(p, s)
 	}
 	pl := placementFrom(found.n, p.req, s.picks)
-	pl.Score, pl.GPUPolicy = found.score, p.gpu.name
+	// The policy comes from the request or the config, not from p, so that
+	// p (and the request it points to) can stay on the stack.
+	pl.Score, pl.GPUPolicy = found.score, p.req.GPUPolicy
+	if pl.GPUPolicy == "" {
+		pl.GPUPolicy = l.cfg.GPUPolicy
+	}
 	return pl, nil
 }
 

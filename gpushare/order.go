@@ -17,12 +17,31 @@ import "sort"
 // maxInsertion is the length up to which sort.Sort insertion-sorts.
 const maxInsertion = 12
 
+// gpuOrder is what DeviceUsageList.Less needs of a plan. It holds no
+// pointers, so handing it to sort.Sort does not move the plan to the heap.
+type gpuOrder struct {
+	chain    bool
+	keys     [3]sortKey // the chain's keys, numa first under numa-bind
+	nkeys    int
+	single   singleOrder
+	numaBind bool
+}
+
+func newGPUOrder(g *gpuPolicy, numaBind bool) gpuOrder {
+	o := gpuOrder{chain: g.chain, single: g.single, numaBind: numaBind}
+	keys := g.keys
+	if numaBind {
+		keys = g.withNUMAFirst()
+	}
+	o.nkeys = copy(o.keys[:], keys)
+	return o
+}
+
 // less is DeviceUsageList.Less on two working GPUs: true when a sorts
 // before b, i.e. is tried after it.
-func (p *plan) less(a, b *workGPU) bool {
-	g := &p.gpu
+func (g *gpuOrder) less(a, b *workGPU) bool {
 	if g.chain {
-		for _, k := range p.keys {
+		for _, k := range g.keys[:g.nkeys] {
 			switch {
 			case k == keyBinpack && a.score != b.score:
 				return a.score < b.score
@@ -42,7 +61,7 @@ func (p *plan) less(a, b *workGPU) bool {
 			return a.used.Slots > b.used.Slots
 		}
 		return an < bn
-	case p.numaBind: // NUMA groups kept together
+	case g.numaBind: // NUMA groups kept together
 		if an == bn {
 			if binpack {
 				return a.score < b.score
@@ -73,13 +92,13 @@ func (s *scratch) sortGPUs(p *plan, work []workGPU, order []int) {
 		w.score = DeviceScore(w.g.capacity(), w.used, Amount{}, p.weights)
 	}
 	if len(order) > maxInsertion {
-		s.sorter = gpuSorter{p: p, work: work, order: order}
+		s.sorter = gpuSorter{ord: p.ord, work: work, order: order}
 		sort.Sort(&s.sorter)
 		s.sorter = gpuSorter{}
 		return
 	}
 	for i := 1; i < len(order); i++ {
-		for j := i; j > 0 && p.less(&work[order[j]], &work[order[j-1]]); j-- {
+		for j := i; j > 0 && p.ord.less(&work[order[j]], &work[order[j-1]]); j-- {
 			order[j], order[j-1] = order[j-1], order[j]
 		}
 	}
@@ -88,7 +107,7 @@ func (s *scratch) sortGPUs(p *plan, work []workGPU, order []int) {
 // gpuSorter is sort.Interface over an order, for nodes with more GPUs than
 // sort.Sort insertion-sorts.
 type gpuSorter struct {
-	p     *plan
+	ord   gpuOrder
 	work  []workGPU
 	order []int
 }
@@ -96,7 +115,7 @@ type gpuSorter struct {
 func (g *gpuSorter) Len() int { return len(g.order) }
 
 func (g *gpuSorter) Less(i, j int) bool {
-	return g.p.less(&g.work[g.order[i]], &g.work[g.order[j]])
+	return g.ord.less(&g.work[g.order[i]], &g.work[g.order[j]])
 }
 
 func (g *gpuSorter) Swap(i, j int) { g.order[i], g.order[j] = g.order[j], g.order[i] }

@@ -72,7 +72,6 @@ const (
 // single name keeps the older branches (spread, binpack, mutex) that break
 // no ties beyond the NUMA node.
 type gpuPolicy struct {
-	name   GPUPolicy
 	chain  bool
 	keys   []sortKey // chain: as written, each once; spread when none
 	single singleOrder
@@ -92,7 +91,7 @@ func ParseGPUPolicy(s string) (GPUPolicy, error) {
 
 func compileGPUPolicy(p GPUPolicy) (gpuPolicy, error) {
 	trimmed := strings.TrimSpace(string(p))
-	out := gpuPolicy{name: GPUPolicy(trimmed), chain: strings.Contains(trimmed, ",") || trimmed == string(GPUNUMA)}
+	out := gpuPolicy{chain: strings.Contains(trimmed, ",") || trimmed == string(GPUNUMA)}
 	for raw := range strings.SplitSeq(trimmed, ",") {
 		var k sortKey
 		switch GPUPolicy(strings.TrimSpace(raw)) {
