@@ -20,6 +20,7 @@ tools:
 ## test: every test, integration included, against real servers
 test: tools
 	$(GO) test $(GOTEST_FLAGS) ./...
+	$(GO) test -race $(GOTEST_FLAGS) ./gpushare/...
 	@for m in $(TEST_MODULES); do echo "== go test in $$m"; (cd $$m && $(GO) test $(GOTEST_FLAGS) ./...) || exit 1; done
 
 ## test-short: unit tests only (no servers started)

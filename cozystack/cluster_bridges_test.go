@@ -152,7 +152,7 @@ jwt:
 		require.NoError(t, err)
 		require.Equal(t, gpushare.NodeSpread, settings.NodePolicy, "read back through the API")
 
-		node := gpusharetest.Node(t, "gpu-1", gpusharetest.GPUs("a", 2, "NVIDIA L40S", 46068)...)
+		node := gpusharetest.NodeT(t, "gpu-1", gpusharetest.GPUs("a", 2, "NVIDIA L40S", 46068)...)
 		_, err = tenantCS.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 		require.NoError(t, err)
 		lctx, stop := context.WithCancel(ctx)

@@ -61,15 +61,16 @@ func (cl *Cluster) GPULedger(ctx context.Context, cfg gpushare.Config) (*gpushar
 	if cfg.Logger == nil {
 		cfg.Logger = cl.c.log
 	}
-	l, err := gpushare.NewLedger(cfg)
-	if err != nil {
-		return nil, err
-	}
 	cs, err := cl.Clientset(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := l.Start(ctx, cs); err != nil {
+	cfg.Client = cs
+	l, err := gpushare.NewLedger(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.Start(ctx); err != nil {
 		return nil, fmt.Errorf("GPU ledger of %s: %w", cl.ref, err)
 	}
 	return l, nil

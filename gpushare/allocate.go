@@ -2,6 +2,7 @@ package gpushare
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -19,11 +20,47 @@ func (p Placement) Annotations(now time.Time) map[string]string {
 	}
 }
 
-// Allocate records a placement (from Fit, or read elsewhere) as a pod's
-// allocation. It refuses, changing nothing, when the pod is already
-// allocated (ErrPodExists), the node or a GPU is unknown (ErrUnknownNode,
-// ErrUnknownGPU), or any GPU would exceed its memory, cores or slots
-// (ErrOverAllocation).
+// AllocationError reports a placement Allocate refuses because one GPU
+// share breaks a rule Fit applies. It wraps ErrOverAllocation when the GPU
+// lacks room (slots, memory, cores) and ErrGPUConflict otherwise.
+type AllocationError struct {
+	// Pod is "namespace/name"; Node the placement's node.
+	Pod, Node string
+	// Container is the position of the container in the placement.
+	Container int
+	// GPU is the GPU's UUID.
+	GPU string
+	// Reason is the rule broken, in HAMi's words.
+	Reason Reason
+	// Used is the GPU's usage the share was checked against (with the
+	// placement's earlier containers); Share is the share.
+	Used, Share Amount
+}
+
+func (e *AllocationError) Error() string {
+	return fmt.Sprintf("allocate %s on %s: container %d: GPU %s: %s (share %d MiB, %d cores; GPU has %d slots, %d MiB, %d cores in use)",
+		e.Pod, e.Node, e.Container, e.GPU, e.Reason, e.Share.MemoryMiB, e.Share.Cores, e.Used.Slots, e.Used.MemoryMiB, e.Used.Cores)
+}
+
+// Unwrap returns ErrOverAllocation or ErrGPUConflict.
+func (e *AllocationError) Unwrap() error {
+	if capacityReason(e.Reason) {
+		return ErrOverAllocation
+	}
+	return ErrGPUConflict
+}
+
+// Allocate records a placement (from Fit, or decided elsewhere) as a pod's
+// allocation, the commit half of Fit-then-Allocate. Every per-GPU rule Fit
+// applies must still hold, container by container against the usage the
+// earlier containers leave (with CollapseInitContainers, init containers
+// each against the node as it is): the GPU is healthy and not cordoned,
+// has a free slot, the memory and cores, is idle for a 100-core share on a
+// 100-core card, has unallocated cores for a 0-core share, is idle under
+// the placement's mutex policy, and appears once per container. Otherwise
+// Allocate changes nothing and returns an *AllocationError (wrapping
+// ErrOverAllocation or ErrGPUConflict), or ErrPodExists, ErrUnknownNode,
+// ErrUnknownGPU.
 func (l *Ledger) Allocate(p Placement) error {
 	c := p
 	c.Containers = make(PodAllocation, len(p.Containers))
@@ -32,10 +69,12 @@ func (l *Ledger) Allocate(p Placement) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.allocateLocked(c)
+	return l.commitLocked(c, true)
 }
 
-func (l *Ledger) allocateLocked(p Placement) error {
+// commitLocked adds a placement; check applies the rules first (Place,
+// which has just fitted under the same lock, skips them).
+func (l *Ledger) commitLocked(p Placement, check bool) error {
 	key := podKey{p.Namespace, p.Name}
 	if l.pods[key] != nil {
 		return fmt.Errorf("allocate %s: %w", key, ErrPodExists)
@@ -43,6 +82,11 @@ func (l *Ledger) allocateLocked(p Placement) error {
 	n := l.nodes[p.Node]
 	if n == nil || !n.registered || len(n.gpus) == 0 {
 		return fmt.Errorf("allocate %s on %s: %w", key, p.Node, ErrUnknownNode)
+	}
+	if check {
+		if err := l.admitLocked(n, key, p); err != nil {
+			return err
+		}
 	}
 	ps := &podState{podKey: key, node: p.Node, alloc: p.Containers,
 		initCount: p.InitContainers, ctrCount: len(p.Containers)}
@@ -58,6 +102,51 @@ func (l *Ledger) allocateLocked(p Placement) error {
 		}
 	}
 	l.addPodLocked(ps)
+	return nil
+}
+
+// admitLocked applies the per-GPU rules to every share of p.
+func (l *Ledger) admitLocked(n *nodeState, key podKey, p Placement) error {
+	var pol gpuPolicy
+	if p.GPUPolicy != "" {
+		var err error
+		if pol, err = compileGPUPolicy(p.GPUPolicy); err != nil {
+			return fmt.Errorf("allocate %s: %w", key, err)
+		}
+	}
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	s.work, _ = resetWork(n, s.work, s.order)
+	for ci, ctr := range p.Containers {
+		isolated := l.cfg.CollapseInitContainers && ci < p.InitContainers
+		s.sel = s.sel[:0]
+		for _, d := range ctr {
+			gi := n.gpuIndex(d.DeviceID())
+			if gi < 0 {
+				return fmt.Errorf("allocate %s on %s: GPU %s: %w", key, p.Node, d.UUID, ErrUnknownGPU)
+			}
+			w := &s.work[gi]
+			used := w.used
+			if isolated {
+				used = w.g.used
+			}
+			share := Amount{1, int64(d.MemoryMiB), int64(d.Cores)}
+			r := admitGPU(w.g, used, share.MemoryMiB, share.Cores, pol.mutex)
+			if slices.Contains(s.sel, gi) {
+				r = ReasonDuplicateGPU
+			}
+			if r != "" {
+				return &AllocationError{Pod: key.String(), Node: p.Node, Container: ci, GPU: d.UUID, Reason: r, Used: used, Share: share}
+			}
+			s.sel = append(s.sel, gi)
+		}
+		if isolated {
+			continue
+		}
+		for k, gi := range s.sel {
+			s.work[gi].used = s.work[gi].used.Add(Amount{1, int64(ctr[k].MemoryMiB), int64(ctr[k].Cores)})
+		}
+	}
 	return nil
 }
 

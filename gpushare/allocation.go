@@ -106,7 +106,7 @@ func parsePodDevices(value string) (PodAllocation, error) {
 		part, rest, _ = strings.Cut(rest, ";")
 		c, err := parseContainerDevices(part)
 		if err != nil {
-			return nil, fmt.Errorf("container %d: %v", len(p), err)
+			return nil, fmt.Errorf("container %d: %w", len(p), err)
 		}
 		p = append(p, c)
 	}
@@ -126,7 +126,7 @@ func parseContainerDevices(s string) (ContainerAllocation, error) {
 		}
 		d, err := parseDeviceAllocation(seg)
 		if err != nil {
-			return nil, fmt.Errorf("device %d: %v", len(c), err)
+			return nil, fmt.Errorf("device %d: %w", len(c), err)
 		}
 		c = append(c, d)
 	}

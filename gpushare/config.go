@@ -3,6 +3,8 @@ package gpushare
 import (
 	"fmt"
 	"log/slog"
+
+	"k8s.io/client-go/kubernetes"
 )
 
 // ResourceNames are the extended resource names HAMi is configured with.
@@ -54,12 +56,19 @@ type Config struct {
 	// GPUPolicy is the default GPU policy ("" means GPUSpread).
 	GPUPolicy GPUPolicy
 
-	// CollapseInitContainers counts usage as HAMi v2.10 does: per pod and
-	// GPU, the larger of the biggest init container and the sum of the app
-	// containers, shrinking to app containers once all init containers
-	// succeeded. False counts every allocation entry, as HAMi v2.9 and
-	// earlier do.
+	// CollapseInitContainers counts usage and fits init containers as HAMi
+	// v2.10 does: per pod and GPU, the larger of the biggest init container
+	// and the sum of the app containers, shrinking to app containers once
+	// all init containers succeeded; and when fitting, each init container
+	// on the node as it is, apart from the others. False counts every
+	// allocation entry and fits init containers in sequence with the app
+	// containers, as HAMi v2.9 and earlier count.
 	CollapseInitContainers bool
+
+	// Client is the cluster Start reads Nodes and Pods from. A ledger fed
+	// by hand (Load, SetNode, SetPod) needs none; NewLedgerForConfig fills
+	// it from a rest.Config.
+	Client kubernetes.Interface
 
 	// Logger receives debug logs of the ledger; nil discards them.
 	Logger *slog.Logger
@@ -100,10 +109,10 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: negative default, or defaultCores over 100", ErrInvalidConfig)
 	}
 	if _, err := ParseNodePolicy(string(c.NodePolicy)); err != nil {
-		return c, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+		return c, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	if _, err := compileGPUPolicy(c.GPUPolicy); err != nil {
-		return c, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+		return c, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return c, nil
 }

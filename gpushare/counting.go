@@ -17,7 +17,11 @@ func Counts(pod *corev1.Pod) bool {
 	if _, ok := pod.Annotations[AnnotationAllocated]; !ok {
 		return false
 	}
-	return pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed
+	return !finished(pod)
+}
+
+func finished(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 }
 
 // InitContainersSucceeded reports whether every init container of the pod
@@ -41,8 +45,9 @@ func InitContainersSucceeded(pod *corev1.Pod) bool {
 
 // SetPod applies a Pod: counted pods (see Counts) add their
 // hami.io/vgpu-devices-allocated to their node's GPUs, others are removed.
-// An allocation that does not decode is not counted (as HAMi does), is
-// recorded in Problems, and is returned.
+// An allocation that does not decode, or that names no node on a pod that
+// has not finished, is not counted (as HAMi does), is recorded in Problems,
+// and is returned as an *ObjectError.
 func (l *Ledger) SetPod(pod *corev1.Pod) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -54,6 +59,12 @@ func (l *Ledger) setPodLocked(pod *corev1.Pod) error {
 	l.clearProblem("pod/", key)
 	if !Counts(pod) {
 		l.removePodLocked(key)
+		if _, ok := pod.Annotations[AnnotationAllocated]; ok && pod.Annotations[AnnotationNode] == "" && !finished(pod) {
+			pe := &ObjectError{Object: "pod/" + key.String(), Reason: DropAllocationWithoutNode,
+				Err: fmt.Errorf("%s without %s: %w", AnnotationAllocated, AnnotationNode, ErrAllocationWithoutNode)}
+			l.problems[pe.Object] = pe
+			return pe
+		}
 		return nil
 	}
 	node, raw := pod.Annotations[AnnotationNode], pod.Annotations[AnnotationAllocated]
@@ -63,11 +74,11 @@ func (l *Ledger) setPodLocked(pod *corev1.Pod) error {
 	}
 	alloc, err := DecodePodDevices(raw)
 	if err != nil {
-		err = fmt.Errorf("pod %s: %w", key, err)
-		l.problems["pod/"+key.String()] = err
+		pe := &ObjectError{Object: "pod/" + key.String(), Reason: DropMalformedAllocation, Err: err}
+		l.problems[pe.Object] = pe
 		l.removePodLocked(key)
 		l.log.Debug("gpushare: pod allocation", "pod", key.String(), "err", err)
-		return err
+		return pe
 	}
 	p := &podState{
 		podKey: key, node: node, raw: raw, alloc: alloc,

@@ -8,49 +8,70 @@ import (
 // Sentinel errors to branch on with errors.Is. The typed errors below wrap
 // one of them.
 var (
-	// ErrMalformedAnnotation means an annotation value does not follow the
-	// format HAMi writes. It is wrapped by *AnnotationError.
-	ErrMalformedAnnotation = errors.New("malformed annotation")
+	// ErrMalformedAnnotation is returned when an annotation value does not
+	// follow the format HAMi writes. It is wrapped by *AnnotationError.
+	ErrMalformedAnnotation = errors.New("gpushare: malformed annotation")
 
-	// ErrInvalidRequest means a pod asks for GPU resources in a way HAMi
-	// would reject or silently drop (a gpumem that is not a whole number of
-	// MiB, a percentage outside 0–100, an unknown policy). It is wrapped by
-	// *RequestError.
-	ErrInvalidRequest = errors.New("invalid GPU request")
+	// ErrInvalidRequest is returned when a pod asks for GPU resources in a
+	// way HAMi would reject or silently drop (a gpumem that is not a whole
+	// number of MiB, a percentage outside 0–100, an unknown policy). It is
+	// wrapped by *RequestError.
+	ErrInvalidRequest = errors.New("gpushare: invalid GPU request")
 
-	// ErrNoFit means no node can host the pod. It is wrapped by *FitError,
-	// which says why per node and per GPU.
-	ErrNoFit = errors.New("pod fits no node")
+	// ErrNoFit is returned when no node can host the pod. It is wrapped by
+	// *FitError, which says what blocks the pod, then why per node and per
+	// GPU.
+	ErrNoFit = errors.New("gpushare: pod fits no node")
 
-	// ErrOverAllocation means an allocation would take more memory, cores
-	// or slots than a GPU has. The ledger refuses it and changes nothing.
-	ErrOverAllocation = errors.New("allocation exceeds GPU capacity")
+	// ErrOverAllocation is returned when an allocation would take more
+	// memory, cores or slots than a GPU has. The ledger refuses it and
+	// changes nothing. It is wrapped by *AllocationError.
+	ErrOverAllocation = errors.New("gpushare: allocation exceeds GPU capacity")
 
-	// ErrUnknownNode means the ledger has no GPU node of that name.
-	ErrUnknownNode = errors.New("unknown node")
+	// ErrGPUConflict is returned when an allocation breaks a per-GPU rule
+	// other than room: an unhealthy or cordoned GPU, a 100-core share on a
+	// used card, a 0-core share on a card whose cores are all allocated, a
+	// used card under the mutex policy, or one GPU twice in a container.
+	// The ledger refuses it and changes nothing. It is wrapped by
+	// *AllocationError.
+	ErrGPUConflict = errors.New("gpushare: allocation breaks a GPU sharing rule")
 
-	// ErrUnknownGPU means an allocation names a GPU the node does not
-	// register.
-	ErrUnknownGPU = errors.New("unknown GPU")
+	// ErrAllocationWithoutNode is returned when a pod carries an allocation
+	// but no hami.io/vgpu-node, so neither HAMi nor the ledger counts it.
+	// It is wrapped by *ObjectError.
+	ErrAllocationWithoutNode = errors.New("gpushare: allocation without a node")
 
-	// ErrPodExists means the ledger already holds an allocation for the pod.
-	ErrPodExists = errors.New("pod already allocated")
+	// ErrUnknownNode is returned when the ledger has no GPU node of that
+	// name.
+	ErrUnknownNode = errors.New("gpushare: unknown node")
 
-	// ErrAlreadyStarted means Start was called twice on one ledger.
-	ErrAlreadyStarted = errors.New("ledger already started")
+	// ErrUnknownGPU is returned when an allocation names a GPU the node
+	// does not register.
+	ErrUnknownGPU = errors.New("gpushare: unknown GPU")
 
-	// ErrInvalidConfig means a Config, addon setting or plugin setting is
-	// out of range.
-	ErrInvalidConfig = errors.New("invalid configuration")
+	// ErrPodExists is returned when the ledger already holds an allocation
+	// for the pod.
+	ErrPodExists = errors.New("gpushare: pod already allocated")
 
-	// ErrUnencodable means a value cannot be written in the requested
-	// format, e.g. a GPU type containing a comma in the colon/comma
-	// registration string.
-	ErrUnencodable = errors.New("value cannot be encoded in this format")
+	// ErrAlreadyStarted is returned when Start is called twice on one
+	// ledger.
+	ErrAlreadyStarted = errors.New("gpushare: ledger already started")
 
-	// ErrUnknownImage means the glibc compatibility table has no row for a
-	// workload base image.
-	ErrUnknownImage = errors.New("unknown base image")
+	// ErrNoClient is returned by Start when Config.Client is nil.
+	ErrNoClient = errors.New("gpushare: no Kubernetes client in Config.Client")
+
+	// ErrInvalidConfig is returned when a Config, addon setting or plugin
+	// setting is out of range.
+	ErrInvalidConfig = errors.New("gpushare: invalid configuration")
+
+	// ErrUnencodable is returned when a value cannot be written in the
+	// requested format, e.g. a GPU type containing a comma in the
+	// colon/comma registration string.
+	ErrUnencodable = errors.New("gpushare: value cannot be encoded in this format")
+
+	// ErrUnknownImage is returned when the glibc compatibility table has no
+	// row for a workload base image.
+	ErrUnknownImage = errors.New("gpushare: unknown base image")
 )
 
 // AnnotationError reports an annotation value that could not be decoded.

@@ -56,11 +56,13 @@ func ExampleLedger_Fit_explain() {
 		Containers: []gpushare.ContainerRequest{{Name: "main", Count: 1, MemoryMiB: 3000}}})
 	var fe *gpushare.FitError
 	if errors.As(err, &fe) {
+		fmt.Println(fe.Blocker.Kind+":", fe.Blocker.Detail)
 		for _, n := range fe.Nodes {
 			fmt.Println(n)
 		}
 	}
 	// Output:
+	// NoMemory: no GPU has 3000 MiB free (largest: 2048)
 	// node-3: GPU-1a2b: 2048 MiB free < 3000 requested (container main: 0 of 1 GPUs fit)
 }
 

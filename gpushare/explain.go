@@ -27,6 +27,9 @@ const (
 	ReasonNodeInsufficientDevice            Reason = "NodeInsufficientDevice"
 	ReasonAllocatedCardsInsufficientRequest Reason = "AllocatedCardsInsufficientRequest"
 	ReasonNodeNotRegistered                 Reason = "NodeNotRegistered"
+	// ReasonDuplicateGPU is Allocate's: a placement names one GPU twice
+	// for one container, which HAMi's Fit never does.
+	ReasonDuplicateGPU Reason = "DuplicateGPU"
 )
 
 // GPUFailure says why one GPU could not take a container.
@@ -78,11 +81,13 @@ func (f NodeFailure) String() string {
 	return b.String()
 }
 
-// FitError reports a pod that fits no node, with the reason per node and
-// per GPU. It wraps ErrNoFit.
+// FitError reports a pod that fits no node: what blocks it, seen over all
+// nodes, then the reason per node and per GPU. It wraps ErrNoFit.
 type FitError struct {
 	// Pod is "namespace/name".
 	Pod string
+	// Blocker is what keeps the pod off every node; branch on its Kind.
+	Blocker Blocker
 	// Nodes has one entry per GPU node, in name order.
 	Nodes []NodeFailure
 }
@@ -90,9 +95,12 @@ type FitError struct {
 // maxNodesInMessage bounds Error's length on large clusters; Nodes has all.
 const maxNodesInMessage = 5
 
+// Error reads "pod web/big fits none of 1 GPU nodes: no GPU has 3000 MiB
+// free (largest: 2048); 1/1 CardInsufficientMemory: node-3: GPU-1a2b: 2048
+// MiB free < 3000 requested (container main: 0 of 1 GPUs fit)".
 func (e *FitError) Error() string {
 	if len(e.Nodes) == 0 {
-		return fmt.Sprintf("pod %s fits no node: no GPU nodes", e.Pod)
+		return fmt.Sprintf("pod %s fits no node: %s", e.Pod, e.Blocker.Detail)
 	}
 	parts := make([]string, 0, maxNodesInMessage+1)
 	for i, n := range e.Nodes {
@@ -102,7 +110,7 @@ func (e *FitError) Error() string {
 		}
 		parts = append(parts, n.String())
 	}
-	return fmt.Sprintf("pod %s fits none of %d GPU nodes (%s): %s", e.Pod, len(e.Nodes), e.Summary(), strings.Join(parts, " | "))
+	return fmt.Sprintf("pod %s fits none of %d GPU nodes: %s; %s: %s", e.Pod, len(e.Nodes), e.Blocker.Detail, e.Summary(), strings.Join(parts, " | "))
 }
 
 // Unwrap returns ErrNoFit.
@@ -169,4 +177,27 @@ func gpuDetail(r Reason, w *workGPU, c *ContainerRequest, sel *Selectors) string
 		return "dynamic MIG placement is not modelled by gpushare"
 	}
 	return string(r)
+}
+
+// explainLocked finds the pod's blocker and fits it on every GPU node,
+// recording why each fails.
+func (l *Ledger) explainLocked(p *plan, s *scratch) error {
+	fe := &FitError{Pod: p.req.key(), Blocker: l.blockerLocked(p)}
+	for _, name := range l.nodeNamesLocked() {
+		n := l.nodes[name]
+		if !n.registered || len(n.gpus) == 0 {
+			if err := l.problem("node/" + name); err != nil {
+				fe.Nodes = append(fe.Nodes, NodeFailure{Node: name, Reason: ReasonNodeNotRegistered, Detail: err.Error()})
+			}
+			continue
+		}
+		var f NodeFailure
+		if fitNode(n, p, s, &f) {
+			// Cannot happen while the index holds every GPU node; say so
+			// rather than claim a reason.
+			f = NodeFailure{Node: name, Detail: "fits now (ledger changed during the fit)"}
+		}
+		fe.Nodes = append(fe.Nodes, f)
+	}
+	return fe
 }

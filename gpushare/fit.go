@@ -2,7 +2,6 @@ package gpushare
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 )
 
@@ -12,6 +11,14 @@ type Placement struct {
 	Namespace, Name string
 	// Node is the chosen node.
 	Node string
+	// Score is the chosen node's score when it was chosen: HAMi's node
+	// score (see NodeScore) from the node's usage before the pod, 0 for an
+	// idle node up to 30 for a node whose slots, cores and memory are all
+	// allocated. Binpack took the highest, spread the lowest.
+	Score float32
+	// GPUPolicy is the GPU policy the placement was decided with. Allocate
+	// applies its filter again: under mutex every GPU must still be idle.
+	GPUPolicy GPUPolicy
 	// Containers has one entry per container of the request, init
 	// containers first: the allocation HAMi would write.
 	Containers PodAllocation
@@ -25,6 +32,9 @@ type plan struct {
 	req        *PodRequest
 	nodePolicy NodePolicy
 	gpu        gpuPolicy
+	ord        gpuOrder
+	numaBind   bool
+	collapse   bool
 	weights    Weights
 	// Quick-check needs: the most GPUs, absolute MiB and cores any
 	// container asks for.
@@ -36,7 +46,8 @@ func (l *Ledger) compile(req *PodRequest) (plan, error) {
 	if err := req.Validate(); err != nil {
 		return plan{}, err
 	}
-	p := plan{req: req, nodePolicy: l.cfg.NodePolicy, weights: req.Weights}
+	p := plan{req: req, nodePolicy: l.cfg.NodePolicy, weights: req.Weights,
+		numaBind: req.Selectors.NUMABind, collapse: l.cfg.CollapseInitContainers}
 	if req.NodePolicy != "" {
 		p.nodePolicy = req.NodePolicy
 	}
@@ -48,6 +59,7 @@ func (l *Ledger) compile(req *PodRequest) (plan, error) {
 	if p.gpu, err = compileGPUPolicy(gp); err != nil {
 		return plan{}, err
 	}
+	p.ord = newGPUOrder(&p.gpu, p.numaBind)
 	if p.weights == (Weights{}) {
 		p.weights = DefaultWeights
 	}
@@ -68,8 +80,9 @@ func (p *plan) quickOK(e *indexEntry) bool {
 }
 
 // mayFit is a cheaper necessary condition than fitNode: every container
-// finds enough GPUs that pass the usage checks on their own, ignoring
-// selectors, policy order and the pod's other containers.
+// finds enough GPUs that pass the per-GPU rules on their own, ignoring
+// selectors, order and the pod's other containers. (The rules only get
+// stricter as usage grows, so what fails here fails in fitNode.)
 func (p *plan) mayFit(n *nodeState) bool {
 	for i := range p.req.Containers {
 		c := &p.req.Containers[i]
@@ -79,7 +92,7 @@ func (p *plan) mayFit(n *nodeState) bool {
 		var ok int32
 		for j := range n.gpus {
 			g := &n.gpus[j]
-			if g.schedulable() && usageFits(g, g.used, c, p.gpu.mutex) {
+			if g.nvidia && admitGPU(g, g.used, int64(c.memoryOn(g.dev.MemoryMiB)), int64(c.Cores), p.gpu.mutex) == "" {
 				ok++
 			}
 		}
@@ -88,17 +101,6 @@ func (p *plan) mayFit(n *nodeState) bool {
 		}
 	}
 	return true
-}
-
-// usageFits is checkUsage as a predicate on a GPU and a usage.
-func usageFits(g *gpu, used Amount, c *ContainerRequest, mutex bool) bool {
-	d := &g.dev
-	return int64(d.Count) > used.Slots &&
-		!(mutex && used.Slots > 0) &&
-		int64(d.MemoryMiB)-used.MemoryMiB >= int64(c.memoryOn(d.MemoryMiB)) &&
-		int64(d.Cores)-used.Cores >= int64(c.Cores) &&
-		!(d.Cores == 100 && c.Cores == 100 && used.Slots > 0) &&
-		!(d.Cores != 0 && used.Cores == int64(d.Cores) && c.Cores == 0)
 }
 
 // workGPU is a GPU's usage while a pod's containers are being placed.
@@ -115,10 +117,11 @@ type pick struct {
 }
 
 type scratch struct {
-	work  []workGPU
-	order []int
-	sel   []int
-	picks []pick
+	work, initWork   []workGPU
+	order, initOrder []int
+	sel              []int
+	picks            []pick
+	sorter           gpuSorter
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -126,8 +129,8 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // Fit finds where HAMi would place the pod, without allocating: the node
 // chosen by the node policy among those where every container fits, and
 // for each container the GPUs chosen by the GPU policy. When nothing fits
-// it returns a *FitError with the reason per node and per GPU. Requests are
-// checked by PodRequest.Validate.
+// it returns a *FitError saying what blocks the pod, then why per node and
+// per GPU. Requests are checked by PodRequest.Validate.
 func (l *Ledger) Fit(req PodRequest) (Placement, error) {
 	p, err := l.compile(&req)
 	if err != nil {
@@ -138,7 +141,7 @@ func (l *Ledger) Fit(req PodRequest) (Placement, error) {
 	return l.fitLocked(&p)
 }
 
-// Place fits the pod and allocates it in one step.
+// Place fits the pod and allocates it in one step, under one lock.
 func (l *Ledger) Place(req PodRequest) (Placement, error) {
 	p, err := l.compile(&req)
 	if err != nil {
@@ -150,7 +153,7 @@ func (l *Ledger) Place(req PodRequest) (Placement, error) {
 	if err != nil {
 		return Placement{}, err
 	}
-	if err := l.allocateLocked(pl); err != nil {
+	if err := l.commitLocked(pl, false); err != nil {
 		return Placement{}, err
 	}
 	return pl, nil
@@ -159,10 +162,10 @@ func (l *Ledger) Place(req PodRequest) (Placement, error) {
 func (l *Ledger) fitLocked(p *plan) (Placement, error) {
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
-	var found *nodeState
+	var found *indexEntry
 	l.index.visit(p.nodePolicy, func(e *indexEntry) bool {
 		if p.quickOK(e) && p.mayFit(e.n) && fitNode(e.n, p, s, nil) {
-			found = e.n
+			found = e
 			return false
 		}
 		return true
@@ -170,7 +173,14 @@ func (l *Ledger) fitLocked(p *plan) (Placement, error) {
 	if found == nil {
 		return Placement{}, l.explainLocked(p, s)
 	}
-	return placementFrom(found, p.req, s.picks), nil
+	pl := placementFrom(found.n, p.req, s.picks)
+	// The policy comes from the request or the config, not from p, so that
+	// p (and the request it points to) can stay on the stack.
+	pl.Score, pl.GPUPolicy = found.score, p.req.GPUPolicy
+	if pl.GPUPolicy == "" {
+		pl.GPUPolicy = l.cfg.GPUPolicy
+	}
+	return pl, nil
 }
 
 func placementFrom(n *nodeState, req *PodRequest, picks []pick) Placement {
@@ -198,63 +208,90 @@ func placementFrom(n *nodeState, req *PodRequest, picks []pick) Placement {
 	return pl
 }
 
-// fitNode places every container of the pod on n's GPUs in a working copy,
-// as HAMi's Filter does, leaving the picks in s. With exp set it records why
-// it failed.
-func fitNode(n *nodeState, p *plan, s *scratch, exp *NodeFailure) bool {
-	s.work = s.work[:0]
+// resetWork loads the node's GPUs into work and order in registration
+// order.
+func resetWork(n *nodeState, work []workGPU, order []int) ([]workGPU, []int) {
+	work, order = work[:0], order[:0]
 	for i := range n.gpus {
-		s.work = append(s.work, workGPU{g: &n.gpus[i], used: n.gpus[i].used})
+		work = append(work, workGPU{g: &n.gpus[i], used: n.gpus[i].used})
+		order = append(order, i)
 	}
+	return work, order
+}
+
+// fitNode places every container of the pod on n's GPUs as HAMi's
+// scoreNode does, leaving the picks in s: the app containers one after
+// another on one working copy, whose GPU order carries over from one to
+// the next; with CollapseInitContainers (v2.10) each init container on a
+// fresh copy of the node, since init containers run one at a time (without
+// it, init containers are placed in sequence with the others, as they are
+// counted). With exp set it records why the pod does not fit.
+func fitNode(n *nodeState, p *plan, s *scratch, exp *NodeFailure) bool {
+	s.work, s.order = resetWork(n, s.work, s.order)
 	s.picks = s.picks[:0]
 	for ci := range p.req.Containers {
 		c := &p.req.Containers[ci]
 		if c.Count == 0 {
 			continue
 		}
-		if int(c.Count) > len(n.gpus) {
+		work, order := s.work, s.order
+		isolated := p.collapse && c.Init
+		if isolated {
+			s.initWork, s.initOrder = resetWork(n, s.initWork, s.initOrder)
+			work, order = s.initWork, s.initOrder
+		}
+		s.sortGPUs(p, work, order)
+		if int(c.Count) > n.nvidiaGPUs {
 			if exp != nil {
 				*exp = NodeFailure{Node: n.name, Container: c.Name, Reason: ReasonNodeInsufficientDevice,
-					Detail: fmt.Sprintf("needs %d GPUs, node has %d", c.Count, len(n.gpus))}
+					Detail: fmt.Sprintf("needs %d GPUs, node has %d", c.Count, n.nvidiaGPUs)}
 			}
 			return false
 		}
-		if !fitContainer(c, p, s, n.name, exp) {
+		if !fitContainer(c, p, s, work, order, n.name, exp) {
 			return false
 		}
 		for _, wi := range s.sel {
-			w := &s.work[wi]
+			w := &work[wi]
 			mem := c.memoryOn(w.g.dev.MemoryMiB)
-			w.used = w.used.Add(Amount{1, int64(mem), int64(c.Cores)})
+			if !isolated {
+				w.used = w.used.Add(Amount{1, int64(mem), int64(c.Cores)})
+			}
 			s.picks = append(s.picks, pick{ctr: ci, gpu: wi, mem: mem})
 		}
 	}
 	return true
 }
 
-// fitContainer chooses c.Count GPUs for one container in s.sel.
-func fitContainer(c *ContainerRequest, p *plan, s *scratch, node string, exp *NodeFailure) bool {
+// fitContainer is HAMi's NVIDIA Fit: it walks order from the last GPU to
+// the first and chooses c.Count GPUs in s.sel.
+func fitContainer(c *ContainerRequest, p *plan, s *scratch, work []workGPU, order []int, node string, exp *NodeFailure) bool {
 	sel := &p.req.Selectors
-	numaBind := sel.NUMABind && c.Count > 1
-	s.orderGPUs(p, numaBind)
+	typed := len(sel.UseTypes) > 0 || len(sel.NoUseTypes) > 0 || sel.Mode != ""
+	uuids := len(sel.UseUUIDs) > 0 || len(sel.NoUseUUIDs) > 0
 	s.sel = s.sel[:0]
 	need := c.Count
 	prevNUMA := -1
 	var gpus []GPUFailure
-	for _, wi := range s.order {
-		w := &s.work[wi]
-		r := checkGPU(w, c, p, sel)
-		if r == "" && numaBind {
-			if prevNUMA >= 0 && w.g.dev.NUMA != prevNUMA {
-				s.sel, need = s.sel[:0], c.Count
-			}
-			prevNUMA = w.g.dev.NUMA
+	for k := len(order) - 1; k >= 0; k-- {
+		wi := order[k]
+		w := &work[wi]
+		if !w.g.nvidia {
+			continue // not among the NVIDIA devices HAMi's Fit is given
 		}
-		if r == "" && sel.uuidAllowed(w.g.dev.ID) != "" {
+		r := gpuState(w.g)
+		if r == "" && typed && sel.typeAllowed(&w.g.dev) != "" {
+			r = ReasonCardTypeMismatch
+		}
+		if r == "" && p.numaBind && w.g.dev.NUMA != prevNUMA {
+			// numa-bind: a GPU on another NUMA node starts over.
+			s.sel, need, prevNUMA = s.sel[:0], c.Count, w.g.dev.NUMA
+		}
+		if r == "" && uuids && sel.uuidAllowed(w.g.dev.ID) != "" {
 			r = ReasonCardUUIDMismatch
 		}
 		if r == "" {
-			r = checkUsage(w, c, p)
+			r = usageRule(w.g, w.used, int64(c.memoryOn(w.g.dev.MemoryMiB)), int64(c.Cores), p.gpu.mutex)
 		}
 		if r != "" {
 			if exp != nil {
@@ -269,114 +306,11 @@ func fitContainer(c *ContainerRequest, p *plan, s *scratch, node string, exp *No
 	}
 	if exp != nil {
 		detail := fmt.Sprintf("%d of %d GPUs fit", len(s.sel), c.Count)
-		if numaBind {
+		if p.numaBind {
 			detail += " on one NUMA node (" + AnnotationNUMABind + ")"
 		}
 		*exp = NodeFailure{Node: node, Container: c.Name, Reason: ReasonAllocatedCardsInsufficientRequest,
 			Detail: detail, GPUs: gpus}
 	}
 	return false
-}
-
-// checkGPU applies HAMi's checks that do not depend on usage: health,
-// cordon, type and mode.
-func checkGPU(w *workGPU, c *ContainerRequest, p *plan, sel *Selectors) Reason {
-	g := w.g
-	switch {
-	case !g.dev.Health:
-		return ReasonCardNotHealth
-	case g.cordoned:
-		return ReasonCardCordoned
-	case (len(sel.UseTypes) > 0 || len(sel.NoUseTypes) > 0 || sel.Mode != "") && sel.typeAllowed(&g.dev) != "":
-		return ReasonCardTypeMismatch
-	}
-	return ""
-}
-
-// checkUsage applies HAMi's checks against the GPU's usage, in HAMi's
-// order.
-func checkUsage(w *workGPU, c *ContainerRequest, p *plan) Reason {
-	d := &w.g.dev
-	switch {
-	case int64(d.Count) <= w.used.Slots:
-		return ReasonCardTimeSlicingExhausted
-	case p.gpu.mutex && w.used.Slots > 0:
-		return ReasonExclusiveDeviceAllocateConflict
-	case int64(d.MemoryMiB)-w.used.MemoryMiB < int64(c.memoryOn(d.MemoryMiB)):
-		return ReasonCardInsufficientMemory
-	case int64(d.Cores)-w.used.Cores < int64(c.Cores):
-		return ReasonCardInsufficientCore
-	case d.Cores == 100 && c.Cores == 100 && w.used.Slots > 0:
-		return ReasonExclusiveDeviceAllocateConflict
-	case d.Cores != 0 && w.used.Cores == int64(d.Cores) && c.Cores == 0:
-		return ReasonCardComputeUnitsExhausted
-	case d.Mode == ModeMIG:
-		return ReasonCardMIGUnsupported
-	}
-	return ""
-}
-
-// orderGPUs sorts s.work's indexes into s.order by the GPU policy: the GPU
-// tried first comes first. Scores use existing usage only (see
-// DeviceScore). Ties go to the lower NUMA node, then the lower index.
-func (s *scratch) orderGPUs(p *plan, numaBind bool) {
-	s.order = s.order[:0]
-	for i := range s.work {
-		w := &s.work[i]
-		w.score = DeviceScore(w.g.capacity(), w.used, Amount{}, p.weights)
-		s.order = append(s.order, i)
-	}
-	keys := p.gpu.keys
-	if len(keys) == 0 {
-		keys = []sortKey{keySpread}
-	}
-	before := func(a, b *workGPU) bool {
-		if numaBind && a.g.dev.NUMA != b.g.dev.NUMA {
-			return a.g.dev.NUMA < b.g.dev.NUMA
-		}
-		for _, k := range keys {
-			switch {
-			case k == keyNUMA && a.g.dev.NUMA != b.g.dev.NUMA:
-				return a.g.dev.NUMA < b.g.dev.NUMA
-			case k == keySpread && a.score != b.score:
-				return a.score < b.score
-			case k == keyBinpack && a.score != b.score:
-				return a.score > b.score
-			}
-		}
-		if a.g.dev.NUMA != b.g.dev.NUMA {
-			return a.g.dev.NUMA < b.g.dev.NUMA
-		}
-		if a.g.dev.Index != b.g.dev.Index {
-			return a.g.dev.Index < b.g.dev.Index
-		}
-		return strings.Compare(a.g.dev.ID, b.g.dev.ID) < 0
-	}
-	for i := 1; i < len(s.order); i++ {
-		for j := i; j > 0 && before(&s.work[s.order[j]], &s.work[s.order[j-1]]); j-- {
-			s.order[j], s.order[j-1] = s.order[j-1], s.order[j]
-		}
-	}
-}
-
-// explainLocked fits the pod on every GPU node, recording why each fails.
-func (l *Ledger) explainLocked(p *plan, s *scratch) error {
-	fe := &FitError{Pod: p.req.key()}
-	for _, name := range l.nodeNamesLocked() {
-		n := l.nodes[name]
-		if !n.registered || len(n.gpus) == 0 {
-			if err := l.problems["node/"+name]; err != nil {
-				fe.Nodes = append(fe.Nodes, NodeFailure{Node: name, Reason: ReasonNodeNotRegistered, Detail: err.Error()})
-			}
-			continue
-		}
-		var f NodeFailure
-		if fitNode(n, p, s, &f) {
-			// Cannot happen while the index holds every GPU node; say so
-			// rather than claim a reason.
-			f = NodeFailure{Node: name, Detail: "fits now (ledger changed during the fit)"}
-		}
-		fe.Nodes = append(fe.Nodes, f)
-	}
-	return fe
 }

@@ -37,7 +37,7 @@ func newLedger(t *testing.T, cfg gpushare.Config, nodes []*corev1.Node, held ...
 		require.NoError(t, l.SetNode(n))
 	}
 	for _, p := range held {
-		require.NoError(t, l.SetPod(gpusharetest.AllocatedPod(t, p)))
+		require.NoError(t, l.SetPod(gpusharetest.AllocatedPodT(t, p)))
 	}
 	return l
 }
@@ -48,8 +48,8 @@ func newLedger(t *testing.T, cfg gpushare.Config, nodes []*corev1.Node, held ...
 func workedExample(t *testing.T, cfg gpushare.Config) *gpushare.Ledger {
 	return newLedger(t, cfg,
 		[]*corev1.Node{
-			gpusharetest.Node(t, "busy", gpusharetest.GPUs("busy", 2, a100Type, 81920)...),
-			gpusharetest.Node(t, "empty", gpusharetest.GPUs("empty", 2, a100Type, 81920)...),
+			gpusharetest.NodeT(t, "busy", gpusharetest.GPUs("busy", 2, a100Type, 81920)...),
+			gpusharetest.NodeT(t, "empty", gpusharetest.GPUs("empty", 2, a100Type, 81920)...),
 		},
 		held("a", "busy", gpushare.ContainerAllocation{share("GPU-busy-0", 20000, 30)}),
 		held("b", "busy", gpushare.ContainerAllocation{share("GPU-busy-0", 10000, 0)}),
@@ -67,10 +67,12 @@ func TestFitPolicies(t *testing.T) {
 	}{
 		{"default: node binpack, GPU spread", gpushare.Config{}, nil, "busy", "GPU-busy-1,NVIDIA,16000,20:;"},
 		{"GPU binpack takes the fuller card", gpushare.Config{GPUPolicy: gpushare.GPUBinpack}, nil, "busy", "GPU-busy-0,NVIDIA,16000,20:;"},
-		{"node spread takes the empty node, lower index on a tie", gpushare.Config{NodePolicy: gpushare.NodeSpread}, nil, "empty", "GPU-empty-0,NVIDIA,16000,20:;"},
+		// HAMi walks its sorted list from the end: of two idle cards on one
+		// NUMA node it takes the one registered later.
+		{"node spread takes the empty node, the later card on a tie", gpushare.Config{NodePolicy: gpushare.NodeSpread}, nil, "empty", "GPU-empty-1,NVIDIA,16000,20:;"},
 		{"pod annotations override the defaults", gpushare.Config{},
 			func(r *gpushare.PodRequest) { r.NodePolicy, r.GPUPolicy = gpushare.NodeSpread, gpushare.GPUBinpack },
-			"empty", "GPU-empty-0,NVIDIA,16000,20:;"},
+			"empty", "GPU-empty-1,NVIDIA,16000,20:;"},
 		{"mutex skips busy cards even with binpack", gpushare.Config{},
 			func(r *gpushare.PodRequest) { r.GPUPolicy = "mutex,binpack" }, "busy", "GPU-busy-1,NVIDIA,16000,20:;"},
 		{"use-gpuuuid pins a card", gpushare.Config{},
@@ -110,7 +112,7 @@ func gpuReasons(t *testing.T, err error) map[string]gpushare.Reason {
 }
 
 func TestFitExclusiveCards(t *testing.T) {
-	nodes := []*corev1.Node{gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 2, a100Type, 81920)...)}
+	nodes := []*corev1.Node{gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 2, a100Type, 81920)...)}
 	// GPU0 holds a 0-core task; an exclusive (100-core) request needs an
 	// idle card, even when binpack tries GPU0 first.
 	l := newLedger(t, gpushare.Config{GPUPolicy: gpushare.GPUBinpack}, nodes,
@@ -146,8 +148,8 @@ func TestFitExclusiveCards(t *testing.T) {
 
 func TestFitTypeSelectors(t *testing.T) {
 	nodes := []*corev1.Node{
-		gpusharetest.Node(t, "a100", gpusharetest.GPUs("a100", 2, a100Type, 81920)...),
-		gpusharetest.Node(t, "t4", gpusharetest.GPUs("t4", 2, t4Type, 15360)...),
+		gpusharetest.NodeT(t, "a100", gpusharetest.GPUs("a100", 2, a100Type, 81920)...),
+		gpusharetest.NodeT(t, "t4", gpusharetest.GPUs("t4", 2, t4Type, 15360)...),
 	}
 	// The A100 node is fuller, so binpack prefers it...
 	l := newLedger(t, gpushare.Config{}, nodes, held("x", "a100", gpushare.ContainerAllocation{share("GPU-a100-0", 8000, 10)}))
@@ -178,18 +180,19 @@ func TestFitTypeSelectors(t *testing.T) {
 
 func TestFitMultiGPU(t *testing.T) {
 	nodes := []*corev1.Node{
-		gpusharetest.Node(t, "one", gpusharetest.GPUs("one", 1, a100Type, 81920)...),
-		gpusharetest.Node(t, "four", gpusharetest.GPUs("four", 4, a100Type, 81920)...),
+		gpusharetest.NodeT(t, "one", gpusharetest.GPUs("one", 1, a100Type, 81920)...),
+		gpusharetest.NodeT(t, "four", gpusharetest.GPUs("four", 4, a100Type, 81920)...),
 	}
 	l := newLedger(t, gpushare.Config{}, nodes,
 		held("x", "four", gpushare.ContainerAllocation{share("GPU-four-2", 40000, 50)}),
 		held("y", "four", gpushare.ContainerAllocation{share("GPU-four-3", 20000, 20)}),
 	)
 	two := gpushare.ContainerRequest{Count: 2, MemoryMiB: 10000, Cores: 10}
-	// Spread: the two emptiest cards, each once.
+	// Spread: the two emptiest cards, each once, the later one first (HAMi
+	// walks its sorted list from the end).
 	pl, err := l.Fit(ask("spread", two))
 	require.NoError(t, err)
-	require.Equal(t, "GPU-four-0,NVIDIA,10000,10:GPU-four-1,NVIDIA,10000,10:;", pl.Containers.String())
+	require.Equal(t, "GPU-four-1,NVIDIA,10000,10:GPU-four-0,NVIDIA,10000,10:;", pl.Containers.String())
 	// Binpack: the two fullest, fullest first.
 	r := ask("binpack", two)
 	r.GPUPolicy = gpushare.GPUBinpack
@@ -202,29 +205,36 @@ func TestFitMultiGPU(t *testing.T) {
 		"one": gpushare.ReasonNodeInsufficientDevice, "four": gpushare.ReasonNodeInsufficientDevice,
 	}, gpuReasons(t, err))
 	require.ErrorContains(t, err, "one: container main: needs 5 GPUs, node has 1")
-	// Two containers share a card's capacity: 50000 + 40000 MiB do not both
-	// fit on one 81920 MiB card, so the second goes to another.
-	pl, err = l.Fit(ask("pair",
+	// Two containers share a card's capacity: with binpack the first
+	// (50000 MiB) goes to the fullest card with room, GPU3 (GPU2 has 41920
+	// MiB free); the second (40000 MiB) would not fit beside it and goes to
+	// GPU2.
+	pair := ask("pair",
 		gpushare.ContainerRequest{Name: "a", Count: 1, MemoryMiB: 50000},
-		gpushare.ContainerRequest{Name: "b", Count: 1, MemoryMiB: 40000}))
+		gpushare.ContainerRequest{Name: "b", Count: 1, MemoryMiB: 40000})
+	pair.GPUPolicy = gpushare.GPUBinpack
+	pl, err = l.Fit(pair)
 	require.NoError(t, err)
 	require.Equal(t, "four", pl.Node)
-	require.Equal(t, "GPU-four-0,NVIDIA,50000,0:;GPU-four-1,NVIDIA,40000,0:;", pl.Containers.String())
+	require.Equal(t, "GPU-four-3,NVIDIA,50000,0:;GPU-four-2,NVIDIA,40000,0:;", pl.Containers.String())
 }
 
 func TestFitNUMABindCordonPercent(t *testing.T) {
 	devs := gpusharetest.GPUs("n", 4, a100Type, 81920)
 	devs[2].NUMA, devs[3].NUMA = 1, 1
-	node := gpusharetest.Node(t, "n", devs...)
+	node := gpusharetest.NodeT(t, "n", devs...)
 	l := newLedger(t, gpushare.Config{}, []*corev1.Node{node},
-		held("x", "n", gpushare.ContainerAllocation{share("GPU-n-0", 81920, 0)}))
+		held("x", "n", gpushare.ContainerAllocation{share("GPU-n-0", 81920, 0)}),
+		held("y", "n", gpushare.ContainerAllocation{share("GPU-n-3", 1000, 0)}))
 	r := ask("numa", gpushare.ContainerRequest{Count: 2, MemoryMiB: 1000})
-	// Without numa-bind, spread takes one idle card per NUMA node... the
-	// emptiest: GPU1 (NUMA 0) and GPU2 (NUMA 1).
+	// Without numa-bind, spread takes the two emptiest cards, the idle GPU2
+	// (NUMA 1) and GPU1 (NUMA 0): on equal scores the higher NUMA node
+	// first, as HAMi walks its list from the end.
 	pl, err := l.Fit(r)
 	require.NoError(t, err)
-	require.Equal(t, "GPU-n-1,NVIDIA,1000,0:GPU-n-2,NVIDIA,1000,0:;", pl.Containers.String())
-	// With numa-bind both come from NUMA 1, since NUMA 0 has one free card.
+	require.Equal(t, "GPU-n-2,NVIDIA,1000,0:GPU-n-1,NVIDIA,1000,0:;", pl.Containers.String())
+	// With numa-bind both come from NUMA 1: GPUs are grouped by NUMA node,
+	// and NUMA 0 has one card with room.
 	r.Selectors.NUMABind = true
 	pl, err = l.Fit(r)
 	require.NoError(t, err)
@@ -245,14 +255,14 @@ func TestFitNUMABindCordonPercent(t *testing.T) {
 
 func TestFitExplainMessage(t *testing.T) {
 	devs := []gpushare.Device{gpusharetest.GPU("GPU-1a2b", 0, t4Type, 4096)}
-	l := newLedger(t, gpushare.Config{}, []*corev1.Node{gpusharetest.Node(t, "node-3", devs...)},
+	l := newLedger(t, gpushare.Config{}, []*corev1.Node{gpusharetest.NodeT(t, "node-3", devs...)},
 		held("x", "node-3", gpushare.ContainerAllocation{share("GPU-1a2b", 2048, 0)}))
 	_, err := l.Fit(ask("big", gpushare.ContainerRequest{Count: 1, MemoryMiB: 3000}))
-	require.EqualError(t, err, "pod new/big fits none of 1 GPU nodes (1/1 CardInsufficientMemory): "+
-		"node-3: GPU-1a2b: 2048 MiB free < 3000 requested (container main: 0 of 1 GPUs fit)")
+	require.EqualError(t, err, "pod new/big fits none of 1 GPU nodes: no GPU has 3000 MiB free (largest: 2048); "+
+		"1/1 CardInsufficientMemory: node-3: GPU-1a2b: 2048 MiB free < 3000 requested (container main: 0 of 1 GPUs fit)")
 
 	_, err = newLedger(t, gpushare.Config{}, nil).Fit(ask("x", gpushare.ContainerRequest{Count: 1}))
-	require.EqualError(t, err, "pod new/x fits no node: no GPU nodes")
+	require.EqualError(t, err, "pod new/x fits no node: no node registers GPUs")
 	_, err = l.Fit(ask("none"))
 	require.ErrorIs(t, err, gpushare.ErrInvalidRequest)
 }

@@ -157,3 +157,25 @@ func FuzzParsePolicies(f *testing.F) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// FuzzParseGPUPolicy: no panic, unknown names give a *RequestError, and a
+// parsed policy parses again to itself.
+func FuzzParseGPUPolicy(f *testing.F) {
+	for _, s := range []string{"spread", "binpack", "numa", "mutex", "topology-aware", "mutex,binpack,numa", " binpack ", "numa,,spread", "pack", ",", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := gpushare.ParseGPUPolicy(s)
+		if err != nil {
+			var re *gpushare.RequestError
+			if !errors.As(err, &re) || !errors.Is(err, gpushare.ErrInvalidRequest) {
+				t.Fatalf("untyped error %T: %v", err, err)
+			}
+			return
+		}
+		again, err := gpushare.ParseGPUPolicy(string(p))
+		if err != nil || again != p {
+			t.Fatalf("%q parsed to %q, which parses to %q, %v", s, p, again, err)
+		}
+	})
+}

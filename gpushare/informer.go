@@ -9,20 +9,36 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
 
-// Start fills the ledger from the cluster's Nodes and Pods through client-go
-// informers and keeps it current until ctx is done. It returns once the
-// initial lists are applied, or with ctx's error. Objects that do not
-// decode are recorded in Problems and logged. The informers keep only the
-// fields accounting needs, so their caches stay small on large clusters.
-// A second call returns ErrAlreadyStarted.
-func (l *Ledger) Start(ctx context.Context, client kubernetes.Interface) error {
+// NewLedgerForConfig is NewLedger with cfg.Client built from rc, ready to
+// Start.
+func NewLedgerForConfig(rc *rest.Config, cfg Config) (*Ledger, error) {
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	cfg.Client = cs
+	return NewLedger(cfg)
+}
+
+// Start fills the ledger from the Nodes and Pods of Config.Client's cluster
+// through client-go informers and keeps it current until ctx is done. It
+// returns once the initial lists are applied, or with ctx's error. Objects
+// the ledger leaves out are recorded in Problems and logged. The informers
+// keep only the fields accounting needs, so their caches stay small on
+// large clusters. Without a client Start returns ErrNoClient; a second
+// call returns ErrAlreadyStarted.
+func (l *Ledger) Start(ctx context.Context) error {
+	if l.cfg.Client == nil {
+		return ErrNoClient
+	}
 	if !l.started.CompareAndSwap(false, true) {
 		return ErrAlreadyStarted
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(trimObject))
+	factory := informers.NewSharedInformerFactoryWithOptions(l.cfg.Client, 0, informers.WithTransform(trimObject))
 	nodeReg, err := factory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { l.onNode(obj) },
 		UpdateFunc: func(_, obj any) { l.onNode(obj) },

@@ -29,9 +29,9 @@ func TestLedgerFromKubeAPIServer(t *testing.T) {
 
 	// Three nodes of different models, each registration format.
 	for _, n := range []*corev1.Node{
-		gpusharetest.NodeIn(t, gpushare.FormatJSON, "gpu-a100", gpusharetest.GPUs("a100", 2, a100Type, 81920)...),
-		gpusharetest.NodeIn(t, gpushare.FormatFields9, "gpu-v100", gpusharetest.GPUs("v100", 2, "NVIDIA-Tesla V100-PCIE-32GB", 32768)...),
-		gpusharetest.NodeIn(t, gpushare.FormatFields7, "gpu-t4", gpusharetest.GPUs("t4", 1, t4Type, 15360)...),
+		gpusharetest.NodeInT(t, gpushare.FormatJSON, "gpu-a100", gpusharetest.GPUs("a100", 2, a100Type, 81920)...),
+		gpusharetest.NodeInT(t, gpushare.FormatFields9, "gpu-v100", gpusharetest.GPUs("v100", 2, "NVIDIA-Tesla V100-PCIE-32GB", 32768)...),
+		gpusharetest.NodeInT(t, gpushare.FormatFields7, "gpu-t4", gpusharetest.GPUs("t4", 1, t4Type, 15360)...),
 	} {
 		_, err := cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 		require.NoError(t, err)
@@ -42,7 +42,7 @@ func TestLedgerFromKubeAPIServer(t *testing.T) {
 	}
 	createPod := func(p gpushare.Placement, phase corev1.PodPhase) {
 		t.Helper()
-		pod := gpusharetest.AllocatedPod(t, p)
+		pod := gpusharetest.AllocatedPodT(t, p)
 		created, err := cs.CoreV1().Pods(p.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 		require.NoError(t, err)
 		created.Status.Phase = phase
@@ -61,10 +61,13 @@ func TestLedgerFromKubeAPIServer(t *testing.T) {
 	_, err = cs.CoreV1().Pods("web").Create(ctx, gpusharetest.Pod("web", "waiting", gpusharetest.Container("main", 1, 1000, 10)), metav1.CreateOptions{})
 	require.NoError(t, err)
 
-	l, err := gpushare.NewLedger(gpushare.Config{})
+	offline, err := gpushare.NewLedger(gpushare.Config{})
 	require.NoError(t, err)
-	require.NoError(t, l.Start(ctx, cs))
-	require.ErrorIs(t, l.Start(ctx, cs), gpushare.ErrAlreadyStarted)
+	require.ErrorIs(t, offline.Start(ctx), gpushare.ErrNoClient)
+	l, err := gpushare.NewLedgerForConfig(env.RESTConfig(), gpushare.Config{})
+	require.NoError(t, err)
+	require.NoError(t, l.Start(ctx))
+	require.ErrorIs(t, l.Start(ctx), gpushare.ErrAlreadyStarted)
 
 	used := func(node string) []gpushare.Amount {
 		nu, ok := l.Node(node)

@@ -2,7 +2,6 @@ package gpushare
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
@@ -24,7 +23,7 @@ type Ledger struct {
 	mu       sync.RWMutex
 	nodes    map[string]*nodeState
 	pods     map[podKey]*podState
-	problems map[string]error
+	problems map[string]*ObjectError
 	index    nodeIndex
 	bulk     bool
 
@@ -35,7 +34,10 @@ type Ledger struct {
 type gpu struct {
 	dev      Device
 	cordoned bool
-	used     Amount
+	// nvidia reports a type HAMi's scheduler takes for an NVIDIA GPU
+	// (Device.IsNVIDIA); others are counted but never chosen.
+	nvidia bool
+	used   Amount
 }
 
 func (g *gpu) capacity() Amount {
@@ -55,6 +57,7 @@ type nodeState struct {
 	registerRaw string
 	cordonRaw   string
 	gpus        []gpu
+	nvidiaGPUs  int
 	// pods are the counted pods on the node; a pod knows its slot.
 	pods []*podState
 
@@ -97,7 +100,7 @@ func NewLedger(cfg Config) (*Ledger, error) {
 		log:      cfg.Logger,
 		nodes:    map[string]*nodeState{},
 		pods:     map[podKey]*podState{},
-		problems: map[string]error{},
+		problems: map[string]*ObjectError{},
 	}, nil
 }
 
@@ -142,7 +145,7 @@ func (l *Ledger) setNodeLocked(node *corev1.Node) error {
 	cordon := node.Annotations[AnnotationCordon]
 	n := l.nodes[node.Name]
 	if n != nil && n.registered == hasReg && n.registerRaw == reg && n.cordonRaw == cordon {
-		return l.problems["node/"+node.Name]
+		return l.problem("node/" + node.Name)
 	}
 	if n == nil {
 		n = &nodeState{name: node.Name}
@@ -159,19 +162,26 @@ func (l *Ledger) setNodeLocked(node *corev1.Node) error {
 		if err == nil {
 			n.gpus = make([]gpu, len(devs))
 			for i := range devs {
-				n.gpus[i].dev = devs[i]
+				n.gpus[i].dev, n.gpus[i].nvidia = devs[i], devs[i].IsNVIDIA()
 			}
 			err = n.applyCordon(cordon)
 		}
 	}
-	if err != nil {
-		err = fmt.Errorf("node %s: %w", node.Name, err)
-		l.problems[pkey] = err
-		l.log.Debug("gpushare: node registration", "node", node.Name, "err", err)
+	n.nvidiaGPUs = 0
+	for i := range n.gpus {
+		if n.gpus[i].nvidia {
+			n.nvidiaGPUs++
+		}
 	}
 	n.recount()
 	l.reindexLocked(n)
-	return err
+	if err != nil {
+		pe := &ObjectError{Object: pkey, Reason: DropMalformedRegistration, Err: err}
+		l.problems[pkey] = pe
+		l.log.Debug("gpushare: node registration", "node", node.Name, "err", err)
+		return pe
+	}
+	return nil
 }
 
 func (n *nodeState) applyCordon(value string) error {
@@ -209,12 +219,19 @@ func (n *nodeState) apply(cs []contribution, sign int64) {
 }
 
 func (n *nodeState) gpu(id string) *gpu {
-	for i := range n.gpus {
-		if n.gpus[i].dev.ID == id {
-			return &n.gpus[i]
-		}
+	if i := n.gpuIndex(id); i >= 0 {
+		return &n.gpus[i]
 	}
 	return nil
+}
+
+func (n *nodeState) gpuIndex(id string) int {
+	for i := range n.gpus {
+		if n.gpus[i].dev.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // DeleteNode forgets a node's GPUs. Pods HAMi placed on it stay counted
@@ -232,18 +249,6 @@ func (l *Ledger) DeleteNode(name string) {
 	if len(n.pods) == 0 {
 		delete(l.nodes, name)
 	}
-}
-
-// Problems returns the objects that could not be applied, keyed
-// "node/<name>" or "pod/<namespace>/<name>", with their errors.
-func (l *Ledger) Problems() map[string]error {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	out := make(map[string]error, len(l.problems))
-	for k, v := range l.problems {
-		out[k] = v
-	}
-	return out
 }
 
 // nodeNames returns the ledger's node names in order.

@@ -12,10 +12,10 @@ import (
 )
 
 func TestLedgerCountingRules(t *testing.T) {
-	node := gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 2, a100Type, 81920)...)
+	node := gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 2, a100Type, 81920)...)
 	l := newLedger(t, gpushare.Config{}, []*corev1.Node{node})
 	pod := func(name string, mem int32) *corev1.Pod {
-		return gpusharetest.AllocatedPod(t, held(name, "n", gpushare.ContainerAllocation{share("GPU-n-0", mem, 10)}))
+		return gpusharetest.AllocatedPodT(t, held(name, "n", gpushare.ContainerAllocation{share("GPU-n-0", mem, 10)}))
 	}
 	running := pod("running", 1000)
 	terminating := pod("terminating", 2000)
@@ -28,9 +28,13 @@ func TestLedgerCountingRules(t *testing.T) {
 	failed.Status.Phase = corev1.PodFailed
 	noNode := pod("no-node", 32000)
 	delete(noNode.Annotations, gpushare.AnnotationNode)
-	for _, p := range []*corev1.Pod{running, terminating, pending, succeeded, failed, noNode} {
+	for _, p := range []*corev1.Pod{running, terminating, pending, succeeded, failed} {
 		require.NoError(t, l.SetPod(p))
 	}
+	// An allocation naming no node is left out, as HAMi does, and said so.
+	require.ErrorIs(t, l.SetPod(noNode), gpushare.ErrAllocationWithoutNode)
+	require.Equal(t, gpushare.DropAllocationWithoutNode, l.Problems()["pod/held/no-node"].Reason)
+	require.Len(t, l.Problems(), 1, "finished pods are not problems")
 	nu, ok := l.Node("n")
 	require.True(t, ok)
 	require.Equal(t, gpushare.Amount{Slots: 3, MemoryMiB: 7000, Cores: 30}, nu.GPUs[0].Used, "running, terminating and pending count")
@@ -49,7 +53,7 @@ func TestLedgerCountingRules(t *testing.T) {
 }
 
 func TestLedgerInitContainerCollapse(t *testing.T) {
-	node := gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 1, a100Type, 81920)...)
+	node := gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 1, a100Type, 81920)...)
 	// One init container with 30000 MiB, two app containers with 10000 and
 	// 5000 MiB, all on GPU0.
 	p := held("job", "n",
@@ -58,7 +62,7 @@ func TestLedgerInitContainerCollapse(t *testing.T) {
 		gpushare.ContainerAllocation{share("GPU-n-0", 5000, 10)},
 	)
 	p.InitContainers = 1
-	pod := gpusharetest.AllocatedPod(t, p)
+	pod := gpusharetest.AllocatedPodT(t, p)
 	for _, tc := range []struct {
 		name     string
 		collapse bool
@@ -85,8 +89,8 @@ func TestLedgerInitContainerCollapse(t *testing.T) {
 
 func TestLedgerViews(t *testing.T) {
 	l := newLedger(t, gpushare.Config{}, []*corev1.Node{
-		gpusharetest.Node(t, "a", gpusharetest.GPUs("a", 2, a100Type, 81920)...),
-		gpusharetest.Node(t, "b", gpusharetest.GPUs("b", 1, t4Type, 15360)...),
+		gpusharetest.NodeT(t, "a", gpusharetest.GPUs("a", 2, a100Type, 81920)...),
+		gpusharetest.NodeT(t, "b", gpusharetest.GPUs("b", 1, t4Type, 15360)...),
 	})
 	for _, p := range []gpushare.Placement{
 		{Namespace: "ml", Name: "train", Node: "a", Containers: gpushare.PodAllocation{{share("GPU-a-0", 40000, 50), share("GPU-a-1", 40000, 50)}}},
@@ -118,7 +122,7 @@ func TestLedgerViews(t *testing.T) {
 }
 
 func TestLedgerAllocateRefuses(t *testing.T) {
-	l := newLedger(t, gpushare.Config{}, []*corev1.Node{gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 1, t4Type, 15360)...)})
+	l := newLedger(t, gpushare.Config{}, []*corev1.Node{gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 1, t4Type, 15360)...)})
 	ok := held("ok", "n", gpushare.ContainerAllocation{share("GPU-n-0", 15000, 90)})
 	require.NoError(t, l.Allocate(ok))
 	require.ErrorIs(t, l.Allocate(ok), gpushare.ErrPodExists)
@@ -138,27 +142,39 @@ func TestLedgerAllocateRefuses(t *testing.T) {
 }
 
 func TestLedgerProblemsAndReregistration(t *testing.T) {
-	node := gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 2, t4Type, 15360)...)
+	node := gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 2, t4Type, 15360)...)
 	l := newLedger(t, gpushare.Config{}, []*corev1.Node{node})
 	// A pod on a GPU the node does not register yet, and one on an unknown node.
-	require.NoError(t, l.SetPod(gpusharetest.AllocatedPod(t, held("later", "n", gpushare.ContainerAllocation{share("GPU-n-2", 1000, 0)}))))
-	require.NoError(t, l.SetPod(gpusharetest.AllocatedPod(t, held("early", "m", gpushare.ContainerAllocation{share("GPU-m-0", 2000, 0)}))))
-	bad := gpusharetest.AllocatedPod(t, held("bad", "n", gpushare.ContainerAllocation{share("GPU-n-0", 1, 1)}))
+	require.NoError(t, l.SetPod(gpusharetest.AllocatedPodT(t, held("later", "n", gpushare.ContainerAllocation{share("GPU-n-2", 1000, 0)}))))
+	require.NoError(t, l.SetPod(gpusharetest.AllocatedPodT(t, held("early", "m", gpushare.ContainerAllocation{share("GPU-m-0", 2000, 0)}))))
+	bad := gpusharetest.AllocatedPodT(t, held("bad", "n", gpushare.ContainerAllocation{share("GPU-n-0", 1, 1)}))
 	bad.Annotations[gpushare.AnnotationAllocated] = "GPU-n-0,NVIDIA,lots,1:;"
-	require.ErrorIs(t, l.SetPod(bad), gpushare.ErrMalformedAnnotation)
-	require.Contains(t, l.Problems(), "pod/held/bad")
+	err := l.SetPod(bad)
+	require.ErrorIs(t, err, gpushare.ErrMalformedAnnotation)
+	var oe *gpushare.ObjectError
+	require.ErrorAs(t, err, &oe)
+	require.Equal(t, gpushare.DropMalformedAllocation, oe.Reason)
 	nu, _ := l.Node("n")
 	require.Equal(t, gpushare.Amount{}, nu.Used, "unknown GPU and malformed pod add nothing")
+	probs := l.Problems()
+	require.Len(t, probs, 3, "%v", probs)
+	require.Equal(t, gpushare.DropMalformedAllocation, probs["pod/held/bad"].Reason)
+	require.Equal(t, gpushare.DropUnknownGPU, probs["pod/held/later"].Reason)
+	require.ErrorIs(t, probs["pod/held/later"], gpushare.ErrUnknownGPU)
+	require.EqualError(t, probs["pod/held/later"], "pod held/later: node n does not register GPU-n-2: gpushare: unknown GPU")
+	require.Equal(t, gpushare.DropNodeNotRegistered, probs["pod/held/early"].Reason)
+	require.ErrorIs(t, probs["pod/held/early"], gpushare.ErrUnknownNode)
 
 	// The node re-registers with a third GPU; the waiting pod counts now.
-	node = gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 3, t4Type, 15360)...)
+	node = gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 3, t4Type, 15360)...)
 	require.NoError(t, l.SetNode(node))
 	nu, _ = l.Node("n")
 	require.Equal(t, gpushare.Amount{Slots: 1, MemoryMiB: 1000}, nu.GPUs[2].Used)
 	// Node m appears.
-	require.NoError(t, l.SetNode(gpusharetest.Node(t, "m", gpusharetest.GPUs("m", 1, t4Type, 15360)...)))
+	require.NoError(t, l.SetNode(gpusharetest.NodeT(t, "m", gpusharetest.GPUs("m", 1, t4Type, 15360)...)))
 	mu, _ := l.Node("m")
 	require.Equal(t, gpushare.Amount{Slots: 1, MemoryMiB: 2000}, mu.Used)
+	require.Len(t, l.Problems(), 1, "only the malformed pod is left out now")
 
 	// A registration that does not decode leaves the node without GPUs and is reported.
 	node.Annotations[gpushare.AnnotationRegister] = "GPU-n-0,10:"
@@ -166,7 +182,9 @@ func TestLedgerProblemsAndReregistration(t *testing.T) {
 	nu, _ = l.Node("n")
 	require.Empty(t, nu.GPUs)
 	require.Error(t, nu.Err)
-	_, err := l.Fit(ask("p", gpushare.ContainerRequest{Count: 1, MemoryMiB: 15000}))
+	require.Equal(t, gpushare.DropMalformedRegistration, l.Problems()["node/n"].Reason)
+	require.Equal(t, gpushare.DropNodeNotRegistered, l.Problems()["pod/held/later"].Reason)
+	_, err = l.Fit(ask("p", gpushare.ContainerRequest{Count: 1, MemoryMiB: 15000}))
 	require.Equal(t, gpushare.ReasonNodeNotRegistered, gpuReasons(t, err)["n"])
 
 	// Fixing the pod clears its problem; a smaller re-registration overcommits.

@@ -42,7 +42,7 @@ func TestScoresWorkedExample(t *testing.T) {
 }
 
 func TestWhatIf(t *testing.T) {
-	l := newLedger(t, gpushare.Config{}, []*corev1.Node{gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 2, t4Type, 15360)...)},
+	l := newLedger(t, gpushare.Config{}, []*corev1.Node{gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 2, t4Type, 15360)...)},
 		held("x", "n", gpushare.ContainerAllocation{share("GPU-n-0", 5000, 0)}))
 	shape := ask("shape", gpushare.ContainerRequest{Count: 1, MemoryMiB: 4000})
 	// GPU0 has 10360 MiB free: two pods, 2360 left. GPU1 has 15360: three, 3360 left.

@@ -2,6 +2,7 @@ package gpushare
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -38,7 +39,8 @@ const (
 	GPUSpread GPUPolicy = "spread"
 	// GPUBinpack prefers the fullest GPU.
 	GPUBinpack GPUPolicy = "binpack"
-	// GPUNUMA prefers GPUs on lower NUMA nodes (a sort key, v2.10).
+	// GPUNUMA orders GPUs by NUMA node (a sort key, v2.10): as HAMi walks
+	// its ascending list from the end, the highest NUMA node comes first.
 	GPUNUMA GPUPolicy = "numa"
 	// GPUMutex only takes idle GPUs (a filter, v2.10).
 	GPUMutex GPUPolicy = "mutex"
@@ -55,10 +57,25 @@ const (
 	keyNUMA
 )
 
-// gpuPolicy is a parsed GPUPolicy chain.
+// singleOrder is how HAMi orders GPUs under a policy that is one name.
+type singleOrder uint8
+
+const (
+	orderSpread singleOrder = iota
+	orderBinpack
+	orderMutex
+)
+
+// gpuPolicy is a parsed GPUPolicy in the shape of HAMi v2.10's
+// DeviceUsageList.Less (pkg/scheduler/policy/gpu_policy.go): a comma chain,
+// or the bare name numa, compares by its sort keys and then by index; a
+// single name keeps the older branches (spread, binpack, mutex) that break
+// no ties beyond the NUMA node.
 type gpuPolicy struct {
-	keys  []sortKey
-	mutex bool
+	chain  bool
+	keys   []sortKey // chain: as written, each once; spread when none
+	single singleOrder
+	mutex  bool // contains mutex: only idle GPUs
 }
 
 // ParseGPUPolicy checks a GPU policy or policy chain. Sort keys (binpack,
@@ -73,24 +90,55 @@ func ParseGPUPolicy(s string) (GPUPolicy, error) {
 }
 
 func compileGPUPolicy(p GPUPolicy) (gpuPolicy, error) {
-	var out gpuPolicy
-	for raw := range strings.SplitSeq(string(p), ",") {
+	trimmed := strings.TrimSpace(string(p))
+	out := gpuPolicy{chain: strings.Contains(trimmed, ",") || trimmed == string(GPUNUMA)}
+	for raw := range strings.SplitSeq(trimmed, ",") {
+		var k sortKey
 		switch GPUPolicy(strings.TrimSpace(raw)) {
 		case GPUSpread:
-			out.keys = append(out.keys, keySpread)
+			k = keySpread
 		case GPUBinpack:
-			out.keys = append(out.keys, keyBinpack)
+			k = keyBinpack
+			if !out.chain {
+				out.single = orderBinpack
+			}
 		case GPUNUMA:
-			out.keys = append(out.keys, keyNUMA)
+			k = keyNUMA
 		case GPUMutex:
 			out.mutex = true
+			if !out.chain {
+				out.single = orderMutex
+			}
+			continue
 		case GPUTopologyAware:
+			continue
 		default:
 			return gpuPolicy{}, &RequestError{Resource: AnnotationGPUPolicy,
 				Reason: fmt.Sprintf("unknown GPU policy %q in %q, want binpack, spread, numa, mutex or topology-aware (HAMi would silently use spread)", strings.TrimSpace(raw), p)}
 		}
+		if out.chain && !slices.Contains(out.keys, k) {
+			out.keys = append(out.keys, k)
+		}
+	}
+	if out.chain && len(out.keys) == 0 {
+		out.keys = []sortKey{keySpread}
 	}
 	return out, nil
+}
+
+// withNUMAFirst is the chain's keys under numa-bind: numa moved first, as
+// HAMi's lessByChain does, so NUMA groups stay together.
+func (g *gpuPolicy) withNUMAFirst() []sortKey {
+	if !g.chain || g.keys[0] == keyNUMA {
+		return g.keys
+	}
+	out := []sortKey{keyNUMA}
+	for _, k := range g.keys {
+		if k != keyNUMA {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Weights weigh the slot, core and memory terms of a GPU's score.

@@ -35,6 +35,42 @@ func (m *model) add(p gpushare.Placement, sign int64) {
 	}
 }
 
+// admit is the test's own statement of the rules a committed allocation
+// must keep, share by share and container by container: "" when the
+// ledger must accept it, "room" when a GPU lacks slots, memory or cores,
+// "rule" when it breaks a sharing rule (a GPU twice in a container, an
+// unhealthy or cordoned GPU, 100 cores on a used card, 0 cores on a card
+// whose cores are all allocated). The first share that fails decides.
+func (m *model) admit(p gpushare.Placement) string {
+	used := map[string]gpushare.Amount{}
+	get := func(id string) gpushare.Amount {
+		if u, ok := used[id]; ok {
+			return u
+		}
+		return m.used[id]
+	}
+	for _, c := range p.Containers {
+		seen := map[string]bool{}
+		for _, d := range c {
+			u, capa := get(d.UUID), m.capacity[d.UUID]
+			mem, cores := int64(d.MemoryMiB), int64(d.Cores)
+			switch {
+			case seen[d.UUID], !m.schedulable[d.UUID]:
+				return "rule"
+			case u.Slots >= capa.Slots, capa.MemoryMiB-u.MemoryMiB < mem, capa.Cores-u.Cores < cores:
+				return "room"
+			case capa.Cores == 100 && cores == 100 && u.Slots > 0, u.Cores == capa.Cores && cores == 0:
+				return "rule"
+			}
+			seen[d.UUID] = true
+		}
+		for _, d := range c {
+			used[d.UUID] = get(d.UUID).Add(gpushare.Amount{Slots: 1, MemoryMiB: int64(d.MemoryMiB), Cores: int64(d.Cores)})
+		}
+	}
+	return ""
+}
+
 func (m *model) fits(p gpushare.Placement) bool {
 	after := map[string]gpushare.Amount{}
 	for _, c := range p.Containers {
@@ -56,15 +92,15 @@ func (m *model) fits(p gpushare.Placement) bool {
 }
 
 // TestPropertyNeverOverAllocates runs a million random fit, place, allocate,
-// release and cordon operations (100k under -short) with a fixed seed and
-// checks after each that no GPU holds more memory, cores or slots than it
-// has, that placements only use schedulable GPUs and each GPU once per
+// release and cordon operations (100k under -short or -race) with a fixed
+// seed and checks after each that no GPU holds more memory, cores or slots
+// than it has, that Allocate accepts exactly what the rules allow, that placements only use schedulable GPUs and each GPU once per
 // container, that the ledger agrees with the test's own sums, and, every
 // 50k operations and at the end, that it equals a ledger rebuilt from
 // scratch from Node and Pod objects.
 func TestPropertyNeverOverAllocates(t *testing.T) {
 	ops := 1_000_000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		ops = 100_000
 	}
 	rng := rand.New(rand.NewPCG(42, 4242))
@@ -79,7 +115,7 @@ func TestPropertyNeverOverAllocates(t *testing.T) {
 			m.capacity[devs[j].ID] = gpushare.Amount{Slots: int64(devs[j].Count), MemoryMiB: int64(devs[j].MemoryMiB), Cores: int64(devs[j].Cores)}
 			m.schedulable[devs[j].ID] = devs[j].Health
 		}
-		nodes = append(nodes, gpusharetest.Node(t, fmt.Sprintf("node-%02d", i), devs...))
+		nodes = append(nodes, gpusharetest.NodeT(t, fmt.Sprintf("node-%02d", i), devs...))
 	}
 	l := newLedger(t, gpushare.Config{}, nodes)
 
@@ -105,7 +141,7 @@ func TestPropertyNeverOverAllocates(t *testing.T) {
 		m.keys = append(m.keys, key)
 		m.add(p, 1)
 	}
-	var placed, refused, full int
+	var placed, refused, conflicts, full int
 	for op := range ops {
 		switch k := rng.IntN(100); {
 		case k < 50: // fit and place a random shape
@@ -140,21 +176,29 @@ func TestPropertyNeverOverAllocates(t *testing.T) {
 			delete(m.held, key)
 			m.add(p, -1)
 			l.Release(p.Namespace, p.Name)
-		case k < 98: // allocate a hand-made placement; the ledger must refuse over-allocation
+		case k < 98: // allocate a hand-made placement; the ledger must refuse what breaks a rule
 			n := rng.IntN(len(nodes))
-			var c gpushare.ContainerAllocation
+			var p gpushare.Placement
 			for range 1 + rng.IntN(2) {
-				id := fmt.Sprintf("GPU-%02d-%d", n, rng.IntN(4))
-				c = append(c, share(id, int32(rng.IntN(int(m.capacity[id].MemoryMiB)/2)), int32(rng.IntN(60))))
+				var c gpushare.ContainerAllocation
+				for range 1 + rng.IntN(2) {
+					id := fmt.Sprintf("GPU-%02d-%d", n, rng.IntN(4))
+					c = append(c, share(id, int32(rng.IntN(int(m.capacity[id].MemoryMiB)/2)), []int32{0, 0, 10, 30, 55, 100}[rng.IntN(6)]))
+				}
+				p.Containers = append(p.Containers, c)
 			}
-			p := gpushare.Placement{Namespace: "a", Name: fmt.Sprintf("alloc-%d", op), Node: nodes[n].Name, Containers: gpushare.PodAllocation{c}}
+			p.Namespace, p.Name, p.Node = "a", fmt.Sprintf("alloc-%d", op), nodes[n].Name
 			err := l.Allocate(p)
-			if m.fits(p) {
+			switch m.admit(p) {
+			case "":
 				require.NoError(t, err, "op %d", op)
 				accept(p)
-			} else {
+			case "room":
 				require.ErrorIs(t, err, gpushare.ErrOverAllocation, "op %d", op)
 				refused++
+			default:
+				require.ErrorIs(t, err, gpushare.ErrGPUConflict, "op %d", op)
+				conflicts++
 			}
 		default: // cordon or uncordon a GPU
 			n := rng.IntN(len(nodes))
@@ -176,10 +220,12 @@ func TestPropertyNeverOverAllocates(t *testing.T) {
 			requireRebuildEqual(t, l, m)
 		}
 	}
-	t.Logf("%d ops: %d placed, %d no-fit, %d over-allocations refused, %d held at the end", ops, placed, full, refused, len(m.held))
+	t.Logf("%d ops: %d placed, %d no-fit, %d over-allocations and %d rule breaks refused, %d held at the end",
+		ops, placed, full, refused, conflicts, len(m.held))
 	require.Greater(t, placed, ops/10)
 	require.Greater(t, full, ops/100)
 	require.Greater(t, refused, ops/1000)
+	require.Greater(t, conflicts, ops/1000)
 }
 
 func requireModel(t *testing.T, l *gpushare.Ledger, m *model, op int) {
@@ -204,13 +250,13 @@ func requireRebuildEqual(t *testing.T, l *gpushare.Ledger, m *model) {
 				cordoned = append(cordoned, g.ID)
 			}
 		}
-		node := gpusharetest.Node(t, n.Name, devs...)
+		node := gpusharetest.NodeT(t, n.Name, devs...)
 		node.Annotations[gpushare.AnnotationCordon] = gpushare.EncodeCordon(cordoned)
 		nodes = append(nodes, *node)
 	}
 	var pods []corev1.Pod
 	for _, p := range m.held {
-		pods = append(pods, *gpusharetest.AllocatedPod(t, p))
+		pods = append(pods, *gpusharetest.AllocatedPodT(t, p))
 	}
 	fresh, err := gpushare.NewLedger(gpushare.Config{})
 	require.NoError(t, err)

@@ -123,7 +123,7 @@ func DecodeNodeDevices(value string) ([]Device, error) {
 func decodeJSONDevices(value string) ([]Device, error) {
 	var wire []*wireDevice
 	if err := json.Unmarshal([]byte(value), &wire); err != nil {
-		return nil, fmt.Errorf("not a JSON device list: %v", err)
+		return nil, fmt.Errorf("not a JSON device list: %w", err)
 	}
 	devs := make([]Device, 0, len(wire))
 	for i, w := range wire {
@@ -157,7 +157,7 @@ func decodeFieldDevices(value string) ([]Device, error) {
 		}
 		d, err := decodeFieldDevice(seg)
 		if err != nil {
-			return nil, fmt.Errorf("device %d: %v", len(devs), err)
+			return nil, fmt.Errorf("device %d: %w", len(devs), err)
 		}
 		devs = append(devs, d)
 	}

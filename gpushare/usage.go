@@ -109,7 +109,7 @@ func (l *Ledger) Node(name string) (NodeUsage, bool) {
 }
 
 func (l *Ledger) nodeUsageLocked(n *nodeState) NodeUsage {
-	u := NodeUsage{Name: n.name, Pods: len(n.pods), Err: l.problems["node/"+n.name]}
+	u := NodeUsage{Name: n.name, Pods: len(n.pods), Err: l.problem("node/" + n.name)}
 	for i := range n.gpus {
 		g := &n.gpus[i]
 		gu := GPUUsage{Device: g.dev, Cordoned: g.cordoned, Capacity: g.capacity(), Used: g.used}

@@ -55,7 +55,7 @@ func (l *Ledger) WhatIf(req PodRequest, limit int) (WhatIf, error) {
 		if err != nil {
 			return WhatIf{}, err
 		}
-		if err := sim.allocateLocked(pl); err != nil {
+		if err := sim.commitLocked(pl, false); err != nil {
 			return WhatIf{}, fmt.Errorf("what-if: %w", err)
 		}
 		out.Fits++
@@ -73,12 +73,12 @@ func (l *Ledger) WhatIf(req PodRequest, limit int) (WhatIf, error) {
 // the pods: enough to simulate placements.
 func (l *Ledger) cloneGPUsLocked() *Ledger {
 	c := &Ledger{cfg: l.cfg, log: l.log, nodes: make(map[string]*nodeState, len(l.nodes)),
-		pods: map[podKey]*podState{}, problems: map[string]error{}}
+		pods: map[podKey]*podState{}, problems: map[string]*ObjectError{}}
 	for name, n := range l.nodes {
 		if !n.registered || len(n.gpus) == 0 {
 			continue
 		}
-		c.nodes[name] = &nodeState{name: name, registered: true, gpus: append([]gpu(nil), n.gpus...)}
+		c.nodes[name] = &nodeState{name: name, registered: true, gpus: append([]gpu(nil), n.gpus...), nvidiaGPUs: n.nvidiaGPUs}
 	}
 	c.reindexAllLocked()
 	return c

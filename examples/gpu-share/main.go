@@ -129,12 +129,13 @@ func run(ctx context.Context, o *options) error {
 			return err
 		}
 	}
+	cfg.Client = cs
 	ledger, err := gpushare.NewLedger(cfg)
 	if err != nil {
 		return err
 	}
 	step := examplecli.Step(o.progress, "reading Nodes and Pods through informers")
-	err = ledger.Start(ctx, cs)
+	err = ledger.Start(ctx)
 	step.Done(err)
 	if err != nil {
 		return examplecli.WithCode(examplecli.ExitUnavailable, err)

@@ -35,9 +35,10 @@ func TestTour(t *testing.T) {
 	require.NoError(t, run(ctx, testOptions(&out)))
 	got := spaces.ReplaceAllString(out.String(), " ")
 	for _, want := range []string{
-		"web/transcode  1 × (whole card, 100% cores) on L40S     gpu-l40s  GPU-l40s-1,NVIDIA,46068,100:;",
-		"gpu-a100  GPU-a100-0  NVIDIA A100-SXM4-80GB  80000/81920 MiB  90/100   3/10   ml/batch, ml/finetune, ml/train",
-		"gpu-a100  GPU-a100-0  CardInsufficientMemory  1920 MiB free < 60000 requested",
+		"web/transcode  1 × (whole card, 100% cores) on L40S     gpu-l40s  GPU-l40s-0,NVIDIA,46068,100:;",
+		"gpu-a100  GPU-a100-1  NVIDIA A100-SXM4-80GB  80000/81920 MiB  90/100   3/10   ml/batch, ml/finetune, ml/train",
+		"Blocked: no node has 2 GPUs with 60000 MiB free (most: 0) [NoMemory]",
+		"gpu-a100  GPU-a100-1  CardInsufficientMemory  1920 MiB free < 60000 requested",
 		"9 more fit. Free memory now: 104348 MiB; left over after them: 32348 MiB (31%)",
 	} {
 		require.Contains(t, got, spaces.ReplaceAllString(want, " "))
@@ -52,7 +53,7 @@ func TestKubeconfigMode(t *testing.T) {
 	defer cancel()
 	cs, err := kubernetes.NewForConfig(env.RESTConfig())
 	require.NoError(t, err)
-	nodes, pods := gpusharetest.Cluster(t, gpusharetest.ClusterConfig{Nodes: 3, GPUsPerNode: 2, Pods: 12, Namespaces: 1, Seed: 9})
+	nodes, pods := gpusharetest.ClusterT(t, gpusharetest.ClusterConfig{Nodes: 3, GPUsPerNode: 2, Pods: 12, Namespaces: 1, Seed: 9})
 	for i := range nodes {
 		_, err := cs.CoreV1().Nodes().Create(ctx, &nodes[i], metav1.CreateOptions{})
 		require.NoError(t, err)
@@ -64,7 +65,7 @@ func TestKubeconfigMode(t *testing.T) {
 		require.NoError(t, err)
 	}
 	// One node the device plugin wrote garbage on.
-	bad := gpusharetest.Node(t, "broken")
+	bad := gpusharetest.NodeT(t, "broken")
 	bad.Annotations[gpushare.AnnotationRegister] = "GPU-x,10:"
 	_, err = cs.CoreV1().Nodes().Create(ctx, bad, metav1.CreateOptions{})
 	require.NoError(t, err)

@@ -75,13 +75,14 @@ func printProblems(out io.Writer, l *gpushare.Ledger) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	fmt.Fprintf(out, "\n%d objects could not be read (HAMi leaves them out too):\n", len(keys))
+	fmt.Fprintf(out, "\n%d objects left out, wholly or in part (HAMi leaves them out too):\n", len(keys))
 	for _, k := range keys {
-		fmt.Fprintf(out, "  %s: %v\n", k, probs[k])
+		fmt.Fprintf(out, "  %s: %s [%s]\n", k, probs[k].Error(), probs[k].Reason)
 	}
 }
 
 func printFitError(out io.Writer, fe *gpushare.FitError) {
+	fmt.Fprintf(out, "Blocked: %s [%s]\n", fe.Blocker.Detail, fe.Blocker.Kind)
 	var rows [][]string
 	for _, n := range fe.Nodes {
 		if len(n.GPUs) == 0 {
@@ -116,7 +117,7 @@ func printWhatIf(out io.Writer, l *gpushare.Ledger, shape gpushare.PodRequest) e
 	fmt.Fprintf(out, "%d more fit. Free memory now: %d MiB; left over after them: %d MiB (%.0f%%), which no pod of this shape can use.\n",
 		w.Fits, w.FreeMiB, w.StrandedMiB, 100*w.Fragmentation)
 	if w.Next != nil {
-		fmt.Fprintf(out, "The next one would not fit: %s\n", w.Next.Summary())
+		fmt.Fprintf(out, "The next one would not fit: %s (%s)\n", w.Next.Blocker.Detail, w.Next.Summary())
 	}
 	return nil
 }

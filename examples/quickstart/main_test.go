@@ -78,7 +78,7 @@ func TestQuickstartRemote(t *testing.T) {
 	api, err := env.StartAPIServer(ctx, localenv.APIServerConfig{Name: "remote-prod"})
 	require.NoError(t, err)
 	require.NoError(t, p.PublishKubeconfig(ctx, k.Ref(), api.RESTConfig()))
-	node := gpusharetest.Node(t, "gpu-1", gpusharetest.GPUs("x", 2, "NVIDIA L40S", 46068)...)
+	node := gpusharetest.NodeT(t, "gpu-1", gpusharetest.GPUs("x", 2, "NVIDIA L40S", 46068)...)
 	_, err = kubernetes.NewForConfigOrDie(api.RESTConfig()).CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	require.NoError(t, err)
 

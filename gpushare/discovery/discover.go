@@ -2,7 +2,6 @@ package discovery
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -169,7 +168,7 @@ func Registration(ctx context.Context, cfg Config) (string, error) {
 		return "", err
 	}
 	if len(devs) == 0 {
-		return "", errors.New("discover GPUs: no GPU to register")
+		return "", fmt.Errorf("discover GPUs: %w", ErrNoGPU)
 	}
 	return gpushare.EncodeNodeDevices(devs, gpushare.FormatJSON)
 }

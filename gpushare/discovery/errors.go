@@ -5,10 +5,13 @@ import (
 	"fmt"
 )
 
-// ErrNoNVML means NVML cannot be used on this machine: libnvidia-ml is not
+// ErrNoNVML is returned when NVML cannot be used on this machine: libnvidia-ml is not
 // installed, or the NVIDIA driver is not loaded. Machines without NVIDIA
 // GPUs get it from Discover; it is the one error to expect there.
-var ErrNoNVML = errors.New("NVML unavailable: no NVIDIA driver (libnvidia-ml) on this machine")
+var ErrNoNVML = errors.New("discovery: NVML unavailable: no NVIDIA driver (libnvidia-ml) on this machine")
+
+// ErrNoGPU is returned when discovery finds no GPU to register.
+var ErrNoGPU = errors.New("discovery: no GPU to register")
 
 // NVMLError reports an NVML call that failed.
 type NVMLError struct {

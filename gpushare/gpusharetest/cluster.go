@@ -1,6 +1,7 @@
 package gpusharetest
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -32,12 +33,15 @@ var Models = []struct {
 	{"NVIDIA-Tesla T4", 15360},
 }
 
+// ErrClusterTooSmall is returned by Cluster when the pods asked for do not
+// fit on the nodes.
+var ErrClusterTooSmall = errors.New("gpusharetest: pods do not fit the cluster")
+
 // Cluster returns GPU nodes (node-00000, …; models cycle through Models)
 // and running pods with HAMi allocations that respect every GPU's
 // capacity: shares of 1–2 GPUs, 1–16 GiB and 0–30 cores each, placed at
 // random. The same config gives the same objects.
-func Cluster(t testing.TB, cfg ClusterConfig) ([]corev1.Node, []corev1.Pod) {
-	t.Helper()
+func Cluster(cfg ClusterConfig) ([]corev1.Node, []corev1.Pod, error) {
 	if cfg.Nodes == 0 {
 		cfg.Nodes = 10
 	}
@@ -54,7 +58,11 @@ func Cluster(t testing.TB, cfg ClusterConfig) ([]corev1.Node, []corev1.Pod) {
 	for i := range nodes {
 		m := Models[i%len(Models)]
 		devs[i] = GPUs(fmt.Sprintf("%05d", i), cfg.GPUsPerNode, m.Type, m.MemoryMiB)
-		nodes[i] = *Node(t, fmt.Sprintf("node-%05d", i), devs[i]...)
+		n, err := Node(fmt.Sprintf("node-%05d", i), devs[i]...)
+		if err != nil {
+			return nil, nil, err
+		}
+		nodes[i] = *n
 		free[i] = make([]gpushare.Amount, cfg.GPUsPerNode)
 		for g := range free[i] {
 			free[i][g] = gpushare.Amount{Slots: 10, MemoryMiB: int64(m.MemoryMiB), Cores: 100}
@@ -63,8 +71,7 @@ func Cluster(t testing.TB, cfg ClusterConfig) ([]corev1.Node, []corev1.Pod) {
 	pods := make([]corev1.Pod, 0, cfg.Pods)
 	for tries := 0; len(pods) < cfg.Pods; tries++ {
 		if tries > 100*cfg.Pods+1000 {
-			t.Fatalf("gpusharetest: %d pods do not fit on %d nodes × %d GPUs", cfg.Pods, cfg.Nodes, cfg.GPUsPerNode)
-			return nil, nil
+			return nil, nil, fmt.Errorf("%d pods on %d nodes × %d GPUs: %w", cfg.Pods, cfg.Nodes, cfg.GPUsPerNode, ErrClusterTooSmall)
 		}
 		n := rng.IntN(cfg.Nodes)
 		want := gpushare.Amount{Slots: 1, MemoryMiB: int64(1024 << rng.IntN(5)), Cores: int64(10 * rng.IntN(4))}
@@ -86,7 +93,21 @@ func Cluster(t testing.TB, cfg ClusterConfig) ([]corev1.Node, []corev1.Pod) {
 		}
 		p := gpushare.Placement{Namespace: fmt.Sprintf("team-%02d", len(pods)%cfg.Namespaces),
 			Name: fmt.Sprintf("pod-%06d", len(pods)), Node: nodes[n].Name, Containers: gpushare.PodAllocation{ctr}}
-		pods = append(pods, *AllocatedPod(t, p))
+		pod, err := AllocatedPod(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		pods = append(pods, *pod)
+	}
+	return nodes, pods, nil
+}
+
+// ClusterT is Cluster that fails t on error.
+func ClusterT(t testing.TB, cfg ClusterConfig) ([]corev1.Node, []corev1.Pod) {
+	t.Helper()
+	nodes, pods, err := Cluster(cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return nodes, pods
 }

@@ -4,14 +4,16 @@
 // annotations HAMi's scheduler writes, pod specs that ask for GPU shares,
 // and whole synthetic clusters.
 //
-//	node := gpusharetest.Node(t, "gpu-1", gpusharetest.GPU("GPU-a", 0, "NVIDIA A100-SXM4-80GB", 81920))
-//	pod := gpusharetest.AllocatedPod(t, placement)
+//	node := gpusharetest.NodeT(t, "gpu-1", gpusharetest.GPU("GPU-a", 0, "NVIDIA A100-SXM4-80GB", 81920))
+//	pod := gpusharetest.AllocatedPodT(t, placement)
 //
-// Helpers take a testing.TB first and fail the test on bad input; they
-// never panic.
+// Helpers that can fail come in two forms: X returns an error and needs no
+// test (benchmarks set-up, tools, examples), XT takes a testing.TB first and
+// fails the test instead. None panics.
 package gpusharetest
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"testing"
@@ -46,19 +48,24 @@ func GPUs(prefix string, n int, model string, memoryMiB int32) []gpushare.Device
 
 // Node returns a node labelled gpu=on whose hami.io/node-nvidia-register
 // holds devs in HAMi v2.10's JSON, and whose allocatable nvidia.com/gpu is
-// GPUs × slots, as the device plugin leaves it.
-func Node(t testing.TB, name string, devs ...gpushare.Device) *corev1.Node {
+// GPUs × slots, as the device plugin leaves it. Errors wrap
+// gpushare.ErrUnencodable.
+func Node(name string, devs ...gpushare.Device) (*corev1.Node, error) {
+	return NodeIn(gpushare.FormatJSON, name, devs...)
+}
+
+// NodeT is Node that fails t on error.
+func NodeT(t testing.TB, name string, devs ...gpushare.Device) *corev1.Node {
 	t.Helper()
-	return NodeIn(t, gpushare.FormatJSON, name, devs...)
+	n, err := Node(name, devs...)
+	return must(t, n, err)
 }
 
 // NodeIn is Node with the registration written in format.
-func NodeIn(t testing.TB, format gpushare.RegistrationFormat, name string, devs ...gpushare.Device) *corev1.Node {
-	t.Helper()
+func NodeIn(format gpushare.RegistrationFormat, name string, devs ...gpushare.Device) (*corev1.Node, error) {
 	reg, err := gpushare.EncodeNodeDevices(devs, format)
 	if err != nil {
-		t.Fatalf("gpusharetest: encode registration of %s: %v", name, err)
-		return nil
+		return nil, fmt.Errorf("gpusharetest: registration of %s: %w", name, err)
 	}
 	var slots int64
 	for _, d := range devs {
@@ -72,7 +79,22 @@ func NodeIn(t testing.TB, format gpushare.RegistrationFormat, name string, devs 
 			Capacity:    corev1.ResourceList{gpushare.ResourceGPU: q},
 			Allocatable: corev1.ResourceList{gpushare.ResourceGPU: q},
 		},
+	}, nil
+}
+
+// NodeInT is NodeIn that fails t on error.
+func NodeInT(t testing.TB, format gpushare.RegistrationFormat, name string, devs ...gpushare.Device) *corev1.Node {
+	t.Helper()
+	n, err := NodeIn(format, name, devs...)
+	return must(t, n, err)
+}
+
+func must[T any](t testing.TB, v T, err error) T {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
+	return v
 }
 
 // Container returns a container asking, in its limits, for gpus GPUs with
@@ -99,15 +121,17 @@ func Pod(namespace, name string, containers ...corev1.Container) *corev1.Pod {
 	}
 }
 
+// ErrIncompletePlacement is returned by AllocatedPod for a placement
+// without a node or a name.
+var ErrIncompletePlacement = errors.New("gpusharetest: placement without node or name")
+
 // AllocatedPod returns the pod HAMi's scheduler leaves after deciding p: a
 // container per entry of p.Containers (the first p.InitContainers as init
 // containers, named "init-<i>", the others "main-<i>"), spec.nodeName set,
 // the Filter annotations (at Epoch) with bind-phase success, phase Running.
-func AllocatedPod(t testing.TB, p gpushare.Placement) *corev1.Pod {
-	t.Helper()
+func AllocatedPod(p gpushare.Placement) (*corev1.Pod, error) {
 	if p.Node == "" || p.Name == "" {
-		t.Fatalf("gpusharetest: placement without node or name: %+v", p)
-		return nil
+		return nil, fmt.Errorf("%+v: %w", p, ErrIncompletePlacement)
 	}
 	pod := Pod(p.Namespace, p.Name)
 	for i := range p.Containers {
@@ -124,5 +148,12 @@ func AllocatedPod(t testing.TB, p gpushare.Placement) *corev1.Pod {
 	pod.Annotations[gpushare.AnnotationBindPhase] = string(gpushare.BindSuccess)
 	pod.Labels = map[string]string{gpushare.AnnotationNode: p.Node}
 	pod.Status.Phase = corev1.PodRunning
-	return pod
+	return pod, nil
+}
+
+// AllocatedPodT is AllocatedPod that fails t on error.
+func AllocatedPodT(t testing.TB, p gpushare.Placement) *corev1.Pod {
+	t.Helper()
+	pod, err := AllocatedPod(p)
+	return must(t, pod, err)
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func TestFixturesAreWhatHAMiWrites(t *testing.T) {
-	node := gpusharetest.Node(t, "n", gpusharetest.GPUs("n", 2, "NVIDIA L4", 23034)...)
+	node := gpusharetest.NodeT(t, "n", gpusharetest.GPUs("n", 2, "NVIDIA L4", 23034)...)
 	devs, err := gpushare.DecodeNodeDevices(node.Annotations[gpushare.AnnotationRegister])
 	require.NoError(t, err)
 	require.Len(t, devs, 2)
@@ -19,7 +19,7 @@ func TestFixturesAreWhatHAMiWrites(t *testing.T) {
 
 	p := gpushare.Placement{Namespace: "ns", Name: "p", Node: "n", InitContainers: 1, Containers: gpushare.PodAllocation{
 		{}, {{UUID: "GPU-n-1", Type: gpushare.VendorNVIDIA, MemoryMiB: 1000, Cores: 10}}}}
-	pod := gpusharetest.AllocatedPod(t, p)
+	pod := gpusharetest.AllocatedPodT(t, p)
 	require.True(t, gpushare.Counts(pod))
 	require.Equal(t, ";GPU-n-1,NVIDIA,1000,10:;", pod.Annotations[gpushare.AnnotationAllocated])
 	require.Len(t, pod.Spec.InitContainers, 1)
@@ -31,8 +31,8 @@ func TestFixturesAreWhatHAMiWrites(t *testing.T) {
 }
 
 func TestClusterRespectsCapacity(t *testing.T) {
-	nodes, pods := gpusharetest.Cluster(t, gpusharetest.ClusterConfig{Nodes: 6, GPUsPerNode: 2, Pods: 60, Seed: 3})
-	again, _ := gpusharetest.Cluster(t, gpusharetest.ClusterConfig{Nodes: 6, GPUsPerNode: 2, Pods: 60, Seed: 3})
+	nodes, pods := gpusharetest.ClusterT(t, gpusharetest.ClusterConfig{Nodes: 6, GPUsPerNode: 2, Pods: 60, Seed: 3})
+	again, _ := gpusharetest.ClusterT(t, gpusharetest.ClusterConfig{Nodes: 6, GPUsPerNode: 2, Pods: 60, Seed: 3})
 	require.Equal(t, nodes, again, "same seed, same cluster")
 	l, err := gpushare.NewLedger(gpushare.Config{})
 	require.NoError(t, err)
@@ -43,4 +43,21 @@ func TestClusterRespectsCapacity(t *testing.T) {
 			require.False(t, g.Overcommitted, g.ID)
 		}
 	}
+}
+
+// The error-returning forms need no test and report bad input.
+func TestConstructorsWithoutTB(t *testing.T) {
+	n, err := gpusharetest.Node("n", gpusharetest.GPU("GPU-a", 0, "NVIDIA L4", 23034))
+	require.NoError(t, err)
+	require.Equal(t, "n", n.Name)
+	_, err = gpusharetest.NodeIn(gpushare.FormatFields9, "n", gpusharetest.GPU("GPU,a", 0, "NVIDIA L4", 23034))
+	require.ErrorIs(t, err, gpushare.ErrUnencodable)
+	_, err = gpusharetest.AllocatedPod(gpushare.Placement{Name: "p"})
+	require.ErrorIs(t, err, gpusharetest.ErrIncompletePlacement)
+	_, _, err = gpusharetest.Cluster(gpusharetest.ClusterConfig{Nodes: 1, GPUsPerNode: 1, Pods: 1000})
+	require.ErrorIs(t, err, gpusharetest.ErrClusterTooSmall)
+	nodes, pods, err := gpusharetest.Cluster(gpusharetest.ClusterConfig{Nodes: 2, GPUsPerNode: 1, Pods: 3})
+	require.NoError(t, err)
+	require.Len(t, nodes, 2)
+	require.Len(t, pods, 3)
 }

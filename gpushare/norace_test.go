@@ -1,0 +1,5 @@
+//go:build !race
+
+package gpushare_test
+
+const raceEnabled = false
