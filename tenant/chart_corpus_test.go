@@ -2,7 +2,6 @@ package tenant_test
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -22,15 +21,10 @@ import (
 // The golden corpus of the Cozystack kubernetes chart's decisions: value
 // sets with the chart's verdict, derived from testdata/chart/RULES.md (the
 // chart's schema, template fail rules, Helm's and cozystack-api's rules).
-// TestChartCorpus measures how often tenantkit agrees, and holds the
-// disagreements to the list in known-disagreements.txt.
-const (
-	chartDir       = "testdata/chart"
-	chartKnownFile = "known-disagreements.txt"
-)
-
-var updateChartKnown = flag.Bool("update-chart-known", false,
-	"rewrite testdata/chart/known-disagreements.txt from the current disagreements")
+// TestChartCorpus requires tenantkit to decide every in-scope case as the
+// chart does, for the chart's reason, and to warn exactly of the case's
+// tenantkit-only (K-) rules.
+const chartDir = "testdata/chart"
 
 // The verdicts of a case.
 const (
@@ -67,74 +61,111 @@ func (p chartPlatform) platform() tenant.Platform {
 // S-nodegroup-required or T-podcpu-limit-negative.
 var chartRuleID = regexp.MustCompile(`\b[STHARK]-[a-z0-9]+(?:-[a-z0-9]+)*\b`)
 
+// typeRules are the rules a decoding error (a value of the wrong JSON
+// type) stands for: the decoder reports the type, not the schema rule.
+var typeRules = []string{"S-type", "S-quantity"}
+
 func TestChartCorpus(t *testing.T) {
 	rules := loadChartRules(t)
 	cases := loadChartCases(t)
 	checkChartCases(t, cases, rules)
 
-	var found []string // known-disagreements lines
-	var inScope, agree int
-	byClass := map[string][2]int{} // class -> {agree, total}
+	var inScope, agree, reason, roundTrips int
+	byClass := map[string][2]int{} // class of the case's first rule -> {agree, total}
 	for _, c := range cases {
 		if c.Expect == verdictOutOfScope {
 			continue
 		}
 		inScope++
-		got, spec, err := tenantkitVerdict(c)
+		got, err := tenantkitDecision(c)
 		class := c.Rules[0][:1]
 		n := byClass[class]
 		n[1]++
-		if got == c.Expect {
+		switch {
+		case got.verdict != c.Expect:
+			t.Errorf("%s (%s): chart %s, tenantkit %s: %v", c.Name, c.file, c.Expect, got.verdict, err)
+		default:
 			agree++
 			n[0]++
-		} else {
-			found = append(found, c.Name+" "+c.Rules[0])
-			t.Logf("disagree %-50s chart %-6s tenantkit %-6s %v", c.Name, c.Expect, got, err)
-		}
-		byClass[class] = n
-		if c.Expect == verdictAccept && got == verdictAccept {
-			if err := chartRoundTrip(c, *spec); err != nil {
-				found = append(found, "roundtrip/"+c.Name+" S-nodegroup-required")
-				t.Logf("roundtrip %-49s %v", c.Name, err)
+			if msg := chartReason(c, got, err); msg != "" {
+				t.Errorf("%s (%s): %s", c.Name, c.file, msg)
+			} else {
+				reason++
 			}
 		}
+		byClass[class] = n
+		if c.Expect == verdictAccept && got.verdict == verdictAccept {
+			require.NoError(t, chartRoundTrip(c, *got.spec, got.warnings), "%s: spec.YAML()", c.Name)
+			roundTrips++
+		}
 	}
-	t.Logf("agreement %d/%d (%.1f%%) on %d cases (%d out of scope)",
-		agree, inScope, 100*float64(agree)/float64(inScope), len(cases), len(cases)-inScope)
+	t.Logf("agreement %d/%d (%.1f%%) on %d cases (%d out of scope); same reason and warnings: %d; round trips: %d",
+		agree, inScope, 100*float64(agree)/float64(inScope), len(cases), len(cases)-inScope, reason, roundTrips)
 	for _, class := range slices.Sorted(maps.Keys(byClass)) {
 		n := byClass[class]
 		t.Logf("  %s- rules: %d/%d", class, n[0], n[1])
 	}
-	compareChartKnown(t, found)
 }
 
-// tenantkitVerdict parses and validates a case the way a tenantkit user
-// does and returns "accept" or "reject", the parsed spec (nil when parsing
-// failed) and the error behind a rejection.
-func tenantkitVerdict(c chartCase) (string, *tenant.KubernetesSpec, error) {
+// decision is what tenantkit decides of a case.
+type decision struct {
+	verdict  string
+	spec     *tenant.KubernetesSpec // nil when parsing failed
+	warnings tenant.Warnings
+}
+
+// tenantkitDecision parses and checks a case the way a tenantkit user
+// does: the parser's document checks, then Check.
+func tenantkitDecision(c chartCase) (decision, error) {
 	p := c.Platform.platform()
 	if c.Object != nil {
 		k, err := tenant.ParseKubernetes([]byte(*c.Object))
 		if err != nil {
-			return verdictReject, nil, err
+			return decision{verdict: verdictReject}, err
 		}
-		if err := k.Validate(p); err != nil {
-			return verdictReject, &k.Spec, err
+		w, err := k.Check(p)
+		if err != nil {
+			return decision{verdict: verdictReject, spec: &k.Spec}, err
 		}
-		return verdictAccept, &k.Spec, nil
+		return decision{verdict: verdictAccept, spec: &k.Spec, warnings: w}, nil
 	}
 	spec, err := tenant.ParseSpec([]byte(*c.Values))
 	if err != nil {
-		return verdictReject, nil, err
+		return decision{verdict: verdictReject}, err
 	}
-	if err := spec.Validate(p); err != nil {
-		var ve *tenant.ValidationError
-		if !errors.As(err, &ve) {
-			return verdictReject, &spec, fmt.Errorf("not a *tenant.ValidationError: %w", err)
+	w, err := spec.Check(p)
+	if err != nil {
+		return decision{verdict: verdictReject, spec: &spec}, err
+	}
+	return decision{verdict: verdictAccept, spec: &spec, warnings: w}, nil
+}
+
+// chartReason checks that an agreeing decision agrees for the chart's
+// reason: a refusal names one of the case's rules (a decoding error stands
+// for S-type or S-quantity), an acceptance warns of exactly the case's K-
+// rules. It returns what is wrong, or "".
+func chartReason(c chartCase, d decision, err error) string {
+	if d.verdict == verdictAccept {
+		got := slices.Sorted(slices.Values(d.warnings.Rules()))
+		want := slices.Sorted(slices.Values(c.Warnings))
+		if !slices.Equal(got, want) {
+			return fmt.Sprintf("warnings %v, want %v:\n%s", got, want, d.warnings)
 		}
-		return verdictReject, &spec, err
+		return ""
 	}
-	return verdictAccept, &spec, nil
+	var ve *tenant.ValidationError
+	if !errors.As(err, &ve) {
+		if errors.Is(err, tenant.ErrMalformed) && slices.ContainsFunc(typeRules, func(r string) bool { return slices.Contains(c.Rules, r) }) {
+			return ""
+		}
+		return fmt.Sprintf("refused with %v, not a *tenant.ValidationError naming one of %v", err, c.Rules)
+	}
+	for _, r := range ve.Rules() {
+		if slices.Contains(c.Rules, r) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("refused for %v, want one of %v: %v", ve.Rules(), c.Rules, err)
 }
 
 // nodeGroupRequired are the keys the chart's schema requires in every node
@@ -142,19 +173,23 @@ func tenantkitVerdict(c chartCase) (string, *tenant.KubernetesSpec, error) {
 var nodeGroupRequired = []string{"minReplicas", "maxReplicas", "instanceType", "diskSize"}
 
 // chartRoundTrip checks that spec.YAML() of an accepted case is accepted
-// again and keeps the schema-required keys of every node group the case
-// declares.
-func chartRoundTrip(c chartCase, spec tenant.KubernetesSpec) error {
+// again, with the same warnings, and keeps the schema-required keys of
+// every node group.
+func chartRoundTrip(c chartCase, spec tenant.KubernetesSpec, warnings tenant.Warnings) error {
 	out, err := spec.YAML()
 	if err != nil {
 		return err
 	}
 	again, err := tenant.ParseSpec(out)
 	if err != nil {
-		return fmt.Errorf("spec.YAML() does not parse again: %w", err)
+		return fmt.Errorf("spec.YAML() does not parse again: %w\n%s", err, out)
 	}
-	if err := again.Validate(c.Platform.platform()); err != nil {
-		return fmt.Errorf("spec.YAML() does not validate again: %w", err)
+	w, err := again.Check(c.Platform.platform())
+	if err != nil {
+		return fmt.Errorf("spec.YAML() is refused: %w\n%s", err, out)
+	}
+	if !slices.Equal(w.Rules(), warnings.Rules()) {
+		return fmt.Errorf("spec.YAML() warns of %v, the case of %v", w.Rules(), warnings.Rules())
 	}
 	var doc struct {
 		NodeGroups map[string]map[string]any `json:"nodeGroups"`
@@ -175,53 +210,6 @@ func chartRoundTrip(c chartCase, spec tenant.KubernetesSpec) error {
 	}
 	return nil
 }
-
-// compareChartKnown holds the disagreements found to the known list: a new
-// disagreement and a listed case that now agrees both fail the test, so the
-// list only shrinks as tenantkit learns the chart's rules.
-func compareChartKnown(t *testing.T, found []string) {
-	t.Helper()
-	sort.Strings(found)
-	path := filepath.Join(chartDir, chartKnownFile)
-	if *updateChartKnown {
-		require.NoError(t, os.WriteFile(path, []byte(chartKnownHeader+strings.Join(found, "\n")+"\n"), 0o644))
-	}
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	known := map[string]bool{}
-	for _, line := range strings.Split(string(data), "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			known[line] = true
-		}
-	}
-	var fresh, fixed []string
-	for _, f := range found {
-		if !known[f] {
-			fresh = append(fresh, f)
-		}
-		delete(known, f)
-	}
-	for k := range known {
-		fixed = append(fixed, k)
-	}
-	sort.Strings(fixed)
-	t.Logf("%d known disagreements (%s)", len(found), path)
-	if len(fresh) > 0 {
-		t.Errorf("tenantkit disagrees with the chart on cases not in %s:\n  %s", path, strings.Join(fresh, "\n  "))
-	}
-	if len(fixed) > 0 {
-		t.Errorf("cases now agree with the chart; remove them from %s:\n  %s", path, strings.Join(fixed, "\n  "))
-	}
-}
-
-const chartKnownHeader = `# Cases of cases/*.yaml on which tenantkit disagrees with the chart today,
-# one per line: "<case> <rule ID>" (the verdict differs) or
-# "roundtrip/<case> <rule ID>" (spec.YAML() of an accepted case is refused or
-# drops a schema-required key). TestChartCorpus fails on a disagreement not
-# listed here and on a listed line that now agrees: fixing tenantkit shrinks
-# this file to nothing. Regenerate with
-#   go test ./tenant -run TestChartCorpus -short -update-chart-known
-`
 
 // loadChartRules returns the rule IDs the catalogue defines.
 func loadChartRules(t *testing.T) map[string]bool {
