@@ -70,7 +70,7 @@ func (e *FieldError) Error() string {
 		msg = strings.TrimPrefix(msg, pkg)
 	}
 	b.WriteString(msg)
-	if e.Detail != "" {
+	if e.Detail != "" && e.Detail != msg {
 		b.WriteString(": ")
 		b.WriteString(e.Detail)
 	}

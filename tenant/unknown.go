@@ -346,7 +346,7 @@ func deepCopyJSON(v any) any {
 func (k *Kubernetes) UnknownFields() []string {
 	out := append(k.unknown.paths(""), k.Spec.unknown.paths("spec")...)
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // UnknownFields lists the fields of s that the model does not know, as
@@ -366,17 +366,18 @@ func (k Kubernetes) MarshalJSON() ([]byte, error) {
 	return withUnknown(plain(k), k.unknown)
 }
 
-// setUnknown keeps u with k: what lies under spec with the spec, the rest
-// (metadata, top-level keys) with the object.
-func (k *Kubernetes) setUnknown(u *unknownFields) {
-	k.unknown, k.Spec.unknown = u, nil
-	if spec := u.child("spec"); spec != nil {
-		k.Spec.unknown = spec
-		delete(u.nested, "spec")
-		if len(u.fields) == 0 && len(u.nested) == 0 {
-			k.unknown = nil
-		}
+// setUnknown keeps u with the object, what lies under spec included: the
+// object's unknown fields stay with it when the caller replaces its Spec
+// (Client.ApplyKubernetes writes a new spec over a stored object so).
+func (k *Kubernetes) setUnknown(u *unknownFields) { k.unknown = u }
+
+// specUnknown returns the unknown fields of k's spec: those the Spec value
+// carries (from ParseSpec), else those read with the object.
+func (k *Kubernetes) specUnknown() *unknownFields {
+	if k.Spec.unknown != nil {
+		return k.Spec.unknown
 	}
+	return k.unknown.child("spec")
 }
 
 // UnknownFields lists the fields of t that the model does not know (see

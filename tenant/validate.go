@@ -18,9 +18,13 @@ func (k *Kubernetes) Check(p Platform) (Warnings, error) {
 		ps.add("metadata", rule, ref.ErrInvalidName, strings.TrimPrefix(err.Error(), ref.ErrInvalidName.Error()+": "))
 	}
 	for _, path := range k.unknown.paths("") {
-		ws.add(path, "K-unknown-field", ErrUnknownField, "not in the model; kept and written back")
+		if !strings.HasPrefix(path, "spec.") {
+			ws.add(path, "K-unknown-field", ErrUnknownField, "not in the model; kept and written back")
+		}
 	}
-	k.Spec.check(p, &ps, &ws)
+	spec := k.Spec
+	spec.unknown = k.specUnknown()
+	spec.check(p, &ps, &ws)
 	return Warnings(ws), ps.err()
 }
 
