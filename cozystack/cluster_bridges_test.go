@@ -81,6 +81,32 @@ func TestCluster_bridges(t *testing.T) {
 		require.True(t, plan.Empty(), "a second sync changes nothing")
 	})
 
+	t.Run("RBAC in mode None: left as it is, as the chart's Job does; pruned on request", func(t *testing.T) {
+		system := k.Spec.OIDC
+		k.Spec.OIDC = tenant.OIDC{Mode: tenant.OIDCNone, Users: system.Users}
+		_, err := c.ApplyKubernetes(ctx, k)
+		require.NoError(t, err)
+		plan, err := cl.SyncOIDCUsers(ctx)
+		require.NoError(t, err)
+		require.True(t, plan.Empty())
+		require.NotEmpty(t, plan.Skipped)
+		require.Contains(t, plan.String(), "left as it is")
+		require.Equal(t, []string{"alice@acme.example"}, bindingSubjects(t, tenantCS, k.Ref()), "the binding stays")
+
+		plan, err = cl.PruneOIDCUsers(ctx)
+		require.NoError(t, err)
+		require.Len(t, plan.Changes, 1)
+		require.Equal(t, oidc.ActionDelete, plan.Changes[0].Action)
+		require.Empty(t, bindingSubjects(t, tenantCS, k.Ref()), "pruned on request")
+
+		k.Spec.OIDC = system
+		_, err = c.ApplyKubernetes(ctx, k)
+		require.NoError(t, err)
+		_, err = cl.SyncOIDCUsers(ctx)
+		require.NoError(t, err)
+		require.Equal(t, []string{"alice@acme.example"}, bindingSubjects(t, tenantCS, k.Ref()), "back to System mode")
+	})
+
 	t.Run("CustomConfig issuer from the tenant's Secret", func(t *testing.T) {
 		_, err := mgmt.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: "my-authn"},

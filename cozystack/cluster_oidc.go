@@ -65,25 +65,51 @@ func (cl *Cluster) OIDCKubeconfigSpec(ctx context.Context) (oidc.KubeconfigSpec,
 }
 
 // SyncOIDCUsers makes the ClusterRoleBindings inside the tenant cluster
-// match spec.oidc.users, as the chart's bootstrap Job does: one binding per
-// user, stale bindings of the release pruned. With OIDC off it prunes them
-// all. It waits for the admin kubeconfig and returns the plan it executed.
+// match spec.oidc.users, as the chart's bootstrap Job does in modes System
+// and CustomConfig: one binding per user, the release's stale bindings
+// pruned. It waits for the admin kubeconfig and returns the plan it
+// executed.
+//
+// In mode None it changes nothing, as the Job does: bindings left from an
+// earlier System or CustomConfig mode stay in the tenant cluster (the chart
+// deletes them only with the application, in its pre-delete Job). The
+// returned plan is empty, says why (RBACPlan.Skipped), and the tenant
+// cluster is not contacted. PruneOIDCUsers removes them.
 func (cl *Cluster) SyncOIDCUsers(ctx context.Context) (*oidc.RBACPlan, error) {
 	k, err := cl.Kubernetes(ctx)
 	if err != nil {
 		return nil, err
 	}
+	if !k.Spec.OIDC.On() {
+		return &oidc.RBACPlan{Cluster: cl.ref,
+			Skipped: "OIDC mode None: the chart's bootstrap Job neither applies nor prunes bindings (PruneOIDCUsers removes them)"}, nil
+	}
+	r, err := cl.rbac(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Sync(ctx, k.Spec.OIDC.Users)
+}
+
+// PruneOIDCUsers deletes every ClusterRoleBinding of the release inside the
+// tenant cluster, whatever the mode: what the chart's pre-delete cleanup Job
+// does when the application is deleted. Call it after turning OIDC off when
+// the bindings must go: without an authenticator they grant nothing, but a
+// legacy --oidc-* flag in extraArgs (allowed in mode None) makes them grant
+// again. It waits for the admin kubeconfig and returns the plan it executed.
+func (cl *Cluster) PruneOIDCUsers(ctx context.Context) (*oidc.RBACPlan, error) {
+	r, err := cl.rbac(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Sync(ctx, nil)
+}
+
+// rbac returns the RBAC client of the tenant cluster.
+func (cl *Cluster) rbac(ctx context.Context) (*oidc.RBAC, error) {
 	cs, err := cl.Clientset(ctx)
 	if err != nil {
 		return nil, err
 	}
-	r, err := oidc.NewRBAC(cl.ref, oidc.RBACConfig{Clientset: cs})
-	if err != nil {
-		return nil, err
-	}
-	var users []tenant.OIDCUser
-	if k.Spec.OIDC.On() {
-		users = k.Spec.OIDC.Users
-	}
-	return r.Sync(ctx, users)
+	return oidc.NewRBAC(cl.ref, oidc.RBACConfig{Clientset: cs})
 }

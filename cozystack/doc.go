@@ -33,9 +33,14 @@
 //
 //   - oidc: [Cluster.AuthenticationSpec] (renderer input; offline it is
 //     oidc.AuthenticationSpecFor), [Cluster.OIDCKubeconfigSpec] (server,
-//     tenant CA, issuer, client ID; offline oidc.KubeconfigSpecFor) and
+//     tenant CA, issuer, client ID; offline oidc.KubeconfigSpecFor),
 //     [Cluster.SyncOIDCUsers] (the ClusterRoleBindings of spec.oidc.users
-//     inside the tenant cluster);
+//     inside the tenant cluster, as the chart's bootstrap Job keeps them:
+//     in modes System and CustomConfig one per user and the release's
+//     others pruned; in mode None none applied and none pruned) and
+//     [Cluster.PruneOIDCUsers] (every binding of the release deleted,
+//     whatever the mode, as the chart's pre-delete Job does: the explicit
+//     way to clear bindings left by an earlier mode);
 //   - backup: [Cluster.BucketCredentials], [Cluster.VeleroValues] and
 //     [Cluster.EnableVelero] turn a Bucket of the tenant into the Velero
 //     addon's values (package backup owns them); [Cluster.VeleroClient]

@@ -1,6 +1,7 @@
 package oidc_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,7 +18,15 @@ func TestKeycloakObjects(t *testing.T) {
 	require.NoError(t, err)
 	golden(t, "keycloak", data)
 
+	// The chart's objects (templates/oidc-keycloak.yaml, R-keycloak): the
+	// client named after its ID, the scope's description, no labels.
 	client := oidc.NewKeycloakClient(acme)
+	require.Equal(t, "tenant-acme-kubernetes-prod", client.Spec.Name)
+	require.Equal(t, client.Spec.ClientID, client.Spec.Name)
+	require.Empty(t, client.Labels)
+	scope := oidc.NewKeycloakClientScope(acme)
+	require.Equal(t, "Per-cluster audience for tenant kube-apiserver kubernetes-prod", scope.Spec.Description)
+	require.Empty(t, scope.Labels)
 	require.True(t, client.Spec.Public)
 	require.Equal(t, "S256", client.Spec.Attributes["pkce.code.challenge.method"])
 	require.Equal(t, []string{"groups", acme.AudienceScope()}, client.Spec.DefaultClientScopes)
@@ -39,9 +48,9 @@ func TestKubeconfig(t *testing.T) {
 	exec := cfg.AuthInfos["kubernetes-prod-oidc"].Exec
 	require.Equal(t, "client.authentication.k8s.io/v1", exec.APIVersion)
 	require.Equal(t, "IfAvailable", string(exec.InteractiveMode))
-	require.Contains(t, exec.Args, "--oidc-client-id=tenant-acme-kubernetes-prod")
-	require.Contains(t, exec.Args, "--oidc-pkce-method=S256")
-	require.NotContains(t, exec.Args, "--oidc-use-pkce", "deprecated in kubelogin")
+	require.True(t, exec.ProvideClusterInfo)
+	require.Empty(t, exec.InstallHint, "the chart writes none")
+	require.Equal(t, chartExecArgs(t), exec.Args, "the chart's bootstrap Job's arguments (R-kubeconfig)")
 	require.Equal(t, "kubernetes-prod", cfg.CurrentContext)
 
 	secret, err := oidc.KubeconfigSecret(spec)
@@ -51,6 +60,38 @@ func TestKubeconfig(t *testing.T) {
 
 	_, err = oidc.Kubeconfig(oidc.KubeconfigSpec{Cluster: acme})
 	require.ErrorIs(t, err, oidc.ErrInvalidConfig)
+
+	t.Run("options", func(t *testing.T) {
+		s := spec
+		s.PKCE, s.InstallHint = oidc.PKCEMethodS256, oidc.SuggestedInstallHint
+		cfg, err := oidc.Kubeconfig(s)
+		require.NoError(t, err)
+		exec := cfg.AuthInfos["kubernetes-prod-oidc"].Exec
+		require.Equal(t, "--oidc-pkce-method=S256", exec.Args[len(exec.Args)-1])
+		require.NotContains(t, exec.Args, "--oidc-use-pkce")
+		require.Equal(t, oidc.SuggestedInstallHint, exec.InstallHint)
+
+		s.PKCE = "--oidc-pkce-method=plain"
+		_, err = oidc.Kubeconfig(s)
+		require.ErrorIs(t, err, oidc.ErrInvalidConfig)
+	})
+}
+
+// chartExecArgs returns the exec arguments of the chart's kubeconfig as
+// the chart catalogue records them (R-kubeconfig), for tenant-acme/prod on
+// example.org.
+func chartExecArgs(t *testing.T) []string {
+	t.Helper()
+	var doc struct {
+		Exec struct {
+			Args []string `json:"args"`
+		} `json:"exec"`
+	}
+	block := chartBlock(t, "### R-kubeconfig", "yaml")
+	block = strings.NewReplacer("<issuer>", oidc.SystemIssuerURL("example.org"), "<clientId>", acme.ClientID()).Replace(block)
+	require.NoError(t, yaml.Unmarshal([]byte(block), &doc))
+	require.NotEmpty(t, doc.Exec.Args)
+	return doc.Exec.Args
 }
 
 func TestBindings(t *testing.T) {

@@ -1,11 +1,15 @@
 package oidc
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	"sigs.k8s.io/yaml"
@@ -35,8 +39,24 @@ type AuthenticationSpec struct {
 	// lives elsewhere (or a test IdP).
 	IssuerURL string
 	// CertificateAuthority is the PEM bundle the apiserver uses to reach a
-	// System issuer with a private CA. Empty means the system roots.
+	// System issuer with a private CA. Empty means the system roots (the
+	// chart has no such field: with it the text gains
+	// issuer.certificateAuthority).
 	CertificateAuthority []byte
+	// NewestAPIVersion renders System mode in the newest
+	// AuthenticationConfiguration API version KubernetesVersion loads
+	// (apiserver.config.k8s.io/v1 from 1.34, v1beta1 before; see
+	// tenant.NewestAuthenticationConfig) instead of the chart's v1beta1,
+	// which every version the chart offers loads. The text is otherwise
+	// the chart's.
+	NewestAPIVersion bool
+	// SkipConfigCheck renders an inline CustomConfig verbatim, as the chart
+	// does, even when kube-apiserver would refuse it at start: it does not
+	// decode or validate, or KubernetesVersion does not load its apiVersion
+	// (tenant.AuthenticationConfigLoads: a v1 config on 1.31). The problems
+	// are then Authentication.Warnings instead of the error, and
+	// Authentication.Config is nil when the text does not decode.
+	SkipConfigCheck bool
 }
 
 // AuthenticationSpecFor returns the input of RenderAuthentication for
@@ -72,15 +92,29 @@ type Authentication struct {
 	// so that Secret updates reach the apiserver's reload loop.
 	Volume      *corev1.Volume
 	VolumeMount *corev1.VolumeMount
+	// Warnings are the problems of an inline CustomConfig rendered with
+	// SkipConfigCheck: each wraps ErrInvalidConfig or ErrConfigAPIVersion.
+	Warnings []error
 }
 
 // RenderAuthentication renders the apiserver side of a tenant cluster's OIDC
-// mode. Every configuration it returns has passed the apiserver's own
-// validation. It first refuses what the Cozystack chart refuses, with
-// package tenant's validation (a *tenant.ValidationError: an unknown mode,
+// mode. It first refuses what the Cozystack chart refuses, with package
+// tenant's validation (a *tenant.ValidationError: an unknown mode,
 // CustomConfig with both or neither source, legacy --oidc-* flags, a user
-// volume named authentication-config while OIDC is on), and System mode
-// without an issuer (ErrNoIssuer).
+// volume named authentication-config while OIDC is on), a Kubernetes
+// version without structured authentication (ErrUnsupportedVersion), and
+// System mode without an issuer (ErrNoIssuer).
+//
+// System mode renders the chart's text, byte for byte: apiserver.config.
+// k8s.io/v1beta1 whatever the version (NewestAPIVersion renders v1 from
+// 1.34), the cluster's client ID as the only audience, the email and
+// groups claims without prefixes, and the tenant groups gate with the
+// chart's message. An inline CustomConfig is stored verbatim, as the chart
+// does, but unlike the chart only after it passed kube-apiserver's own
+// decoding and validation and its apiVersion is one KubernetesVersion
+// loads (ErrInvalidConfig, ErrConfigAPIVersion; SkipConfigCheck renders it
+// anyway, with Warnings). Every configuration returned without Warnings has
+// passed the apiserver's validation.
 func RenderAuthentication(spec AuthenticationSpec) (*Authentication, error) {
 	values := tenant.KubernetesSpec{Version: spec.KubernetesVersion, OIDC: spec.OIDC,
 		ControlPlane: tenant.ControlPlane{APIServer: spec.APIServer}}
@@ -94,15 +128,15 @@ func RenderAuthentication(spec AuthenticationSpec) (*Authentication, error) {
 	if err := checkCluster(spec.Cluster); err != nil {
 		return nil, err
 	}
-	kv := spec.KubernetesVersion
+	kv := string(spec.KubernetesVersion)
 	if kv == "" {
-		kv = tenant.DefaultVersion
+		kv = string(tenant.DefaultVersion)
 	}
-	gv, err := APIVersionFor(string(kv))
+	newest, err := APIVersionFor(kv)
 	if err != nil {
 		return nil, err
 	}
-	out := &Authentication{Mode: mode, APIVersion: gv.String()}
+	out := &Authentication{Mode: mode}
 	secretName := spec.Cluster.OIDCAuthnConfigSecret()
 	custom := spec.OIDC.CustomConfig
 	switch {
@@ -114,17 +148,17 @@ func RenderAuthentication(spec AuthenticationSpec) (*Authentication, error) {
 		if issuer == "" {
 			return nil, ErrNoIssuer
 		}
-		jwt := JWTAuthenticator(spec.Cluster, issuer, spec.CertificateAuthority)
-		out.Config = &apiserver.AuthenticationConfiguration{JWT: []apiserver.JWTAuthenticator{jwt}}
-		if out.YAML, err = EncodeAuthenticationConfiguration(out.Config, gv); err != nil {
+		out.APIVersion = tenant.AuthenticationConfigV1Beta1
+		if spec.NewestAPIVersion {
+			out.APIVersion = newest.String()
+		}
+		if out.YAML, out.Config, err = renderSystem(spec.Cluster, issuer, spec.CertificateAuthority, out.APIVersion); err != nil {
 			return nil, err
 		}
 	case custom.Config != "":
-		if out.Config, err = ParseAuthenticationConfiguration([]byte(custom.Config)); err != nil {
+		if err := renderInline(out, custom.Config, kv, spec.SkipConfigCheck); err != nil {
 			return nil, err
 		}
-		out.YAML = []byte(custom.Config)
-		out.APIVersion = apiVersionOf(out.YAML, out.APIVersion)
 	default: // the tenant's Secret (validation ensured one source)
 		secretName = custom.SecretRef.Name
 	}
@@ -140,11 +174,71 @@ func RenderAuthentication(spec AuthenticationSpec) (*Authentication, error) {
 	return out, nil
 }
 
+// renderSystem writes System mode's configuration in the chart's text and
+// checks it as kube-apiserver loads it: it must validate and mean exactly
+// JWTAuthenticator(c, issuer, ca).
+func renderSystem(c ref.Cluster, issuer string, ca []byte, apiVersion string) ([]byte, *apiserver.AuthenticationConfiguration, error) {
+	text := systemConfigText(c, issuer, ca, apiVersion)
+	cfg, err := ParseAuthenticationConfiguration(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(cfg.JWT) != 1 || !equality.Semantic.DeepEqual(cfg.JWT[0], JWTAuthenticator(c, issuer, ca)) {
+		return nil, nil, invalidf("issuer URL %q does not survive the chart's configuration text", issuer)
+	}
+	return text, cfg, nil
+}
+
+// systemConfigText is the chart's AuthenticationConfiguration text
+// (templates/oidc-authn-config.yaml), with the apiVersion given and, when
+// ca is set, issuer.certificateAuthority, which the chart has no field for.
+func systemConfigText(c ref.Cluster, issuer string, ca []byte, apiVersion string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: %s\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n    url: %s\n    audiences:\n    - %s\n",
+		apiVersion, issuer, c.ClientID())
+	if len(ca) > 0 {
+		chomp := "|"
+		if !bytes.HasSuffix(ca, []byte("\n")) {
+			chomp = "|-"
+		}
+		fmt.Fprintf(&b, "    certificateAuthority: %s\n", chomp)
+		for line := range strings.Lines(string(ca)) {
+			fmt.Fprintf(&b, "      %s", strings.TrimRight(line, "\n")+"\n")
+		}
+	}
+	fmt.Fprintf(&b, "  claimValidationRules:\n  - expression: '%s'\n    message: \"%s\"\n", TenantGroupsGate(c), TenantGroupsMessage(c))
+	b.WriteString("  claimMappings:\n    username:\n      claim: email\n      prefix: \"\"\n    groups:\n      claim: groups\n      prefix: \"\"\n")
+	return []byte(b.String())
+}
+
+// renderInline takes the tenant's inline configuration verbatim, after
+// the checks kube-apiserver makes when it loads it (or, with skip, noting
+// them as warnings).
+func renderInline(out *Authentication, text, kubernetesVersion string, skip bool) error {
+	out.YAML = []byte(text)
+	out.APIVersion = apiVersionOf(out.YAML, "")
+	var problems []error
+	cfg, err := ParseAuthenticationConfiguration(out.YAML)
+	if err != nil {
+		problems = append(problems, err)
+	} else {
+		out.Config = cfg
+	}
+	if loads, err := tenant.AuthenticationConfigLoads(kubernetesVersion, out.APIVersion); err == nil && !loads {
+		problems = append(problems, fmt.Errorf("%w: Kubernetes %s does not load %s", ErrConfigAPIVersion, kubernetesVersion, out.APIVersion))
+	}
+	if len(problems) > 0 && !skip {
+		return errors.Join(problems...)
+	}
+	out.Warnings = problems
+	return nil
+}
+
 // JWTAuthenticator returns the JWT authenticator System mode renders for
 // cluster c: issuer and CA, the cluster's client ID as the only audience,
 // username from email (no prefix), groups from groups (no prefix), and the
-// tenant groups gate. Build a Verifier from it to check tokens the way the
-// cluster's apiserver will.
+// tenant groups gate with the chart's message. Build a Verifier from it to
+// check tokens the way the cluster's apiserver will.
 func JWTAuthenticator(c ref.Cluster, issuerURL string, caPEM []byte) apiserver.JWTAuthenticator {
 	empty := ""
 	return apiserver.JWTAuthenticator{
@@ -155,7 +249,7 @@ func JWTAuthenticator(c ref.Cluster, issuerURL string, caPEM []byte) apiserver.J
 		},
 		ClaimValidationRules: []apiserver.ClaimValidationRule{{
 			Expression: TenantGroupsGate(c),
-			Message:    "user must be a member of one of the tenant groups " + strings.Join(c.TenantGroups(), ", "),
+			Message:    TenantGroupsMessage(c),
 		}},
 		ClaimMappings: apiserver.ClaimMappings{
 			Username: apiserver.PrefixedClaimOrExpression{Claim: "email", Prefix: &empty},

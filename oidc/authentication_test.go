@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,17 +42,21 @@ func testCA(t *testing.T) []byte {
 
 func TestRenderSystem(t *testing.T) {
 	for _, tc := range []struct {
-		name, version, wantAPI string
-		ca                     []byte
+		name, version string
+		newest        bool
+		wantAPI       string
+		ca            []byte
 	}{
-		{"system-v1", "v1.35", "apiserver.config.k8s.io/v1", nil},
-		{"system-v1beta1", "1.32.4", "apiserver.config.k8s.io/v1beta1", nil},
-		{"system-v1-ca", "", "apiserver.config.k8s.io/v1", testCA(t)},
+		{"system-v1beta1", "", false, "apiserver.config.k8s.io/v1beta1", nil},      // the chart's, whatever the version
+		{"system-v1beta1", "v1.35", false, "apiserver.config.k8s.io/v1beta1", nil}, // the same text
+		{"system-v1beta1", "1.32.4", true, "apiserver.config.k8s.io/v1beta1", nil}, // the newest 1.32 loads
+		{"system-v1", "v1.35", true, "apiserver.config.k8s.io/v1", nil},
+		{"system-v1-ca", "", true, "apiserver.config.k8s.io/v1", testCA(t)},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.name+"/"+tc.version, func(t *testing.T) {
 			auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{
 				Cluster: acme, OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}, KubernetesVersion: tenant.Version(tc.version),
-				RootHost: "example.org", CertificateAuthority: tc.ca,
+				RootHost: "example.org", CertificateAuthority: tc.ca, NewestAPIVersion: tc.newest,
 			})
 			require.NoError(t, err)
 			require.Equal(t, tc.wantAPI, auth.APIVersion)
@@ -62,6 +67,7 @@ func TestRenderSystem(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, auth.Config, parsed)
 			require.Equal(t, "https://keycloak.example.org/realms/cozy", parsed.JWT[0].Issuer.URL)
+			require.Equal(t, oidc.JWTAuthenticator(acme, oidc.SystemIssuerURL("example.org"), tc.ca), parsed.JWT[0])
 
 			require.Equal(t, "kubernetes-prod-oidc-authn-config", auth.Secret.Name)
 			require.Equal(t, "tenant-acme", auth.Secret.Namespace)
@@ -69,8 +75,35 @@ func TestRenderSystem(t *testing.T) {
 			require.Equal(t, []string{"--authentication-config=/etc/kubernetes/authentication-config/config.yaml"}, auth.APIServerArgs)
 			require.Equal(t, "kubernetes-prod-oidc-authn-config", auth.Volume.Secret.SecretName)
 			require.Equal(t, "authentication-config", auth.VolumeMount.Name)
+			require.Empty(t, auth.Warnings)
 		})
 	}
+}
+
+// TestRenderSystem_isTheChartsText compares the default rendering with the
+// text the chart's templates/oidc-authn-config.yaml renders for the same
+// cluster, as recorded in the chart catalogue (R-authn-system).
+func TestRenderSystem_isTheChartsText(t *testing.T) {
+	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}, RootHost: "example.org"})
+	require.NoError(t, err)
+	require.Equal(t, chartBlock(t, "### R-authn-system", "yaml"), string(auth.YAML))
+	require.Equal(t, `has(claims.groups) && dyn(claims.groups).exists(g, g in ["tenant-acme-view", "tenant-acme-use", "tenant-acme-admin", "tenant-acme-super-admin"])`,
+		oidc.TenantGroupsGate(acme))
+}
+
+// chartBlock returns the first fenced block of kind lang after heading in
+// the chart catalogue of package tenant.
+func chartBlock(t *testing.T, heading, lang string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "tenant", "testdata", "chart", "RULES.md"))
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(data), "\n"+heading)
+	require.True(t, ok, "no %q in RULES.md", heading)
+	_, rest, ok = strings.Cut(rest, "```"+lang+"\n")
+	require.True(t, ok, "no %s block after %q", lang, heading)
+	block, _, ok := strings.Cut(rest, "```")
+	require.True(t, ok)
+	return block
 }
 
 func TestRenderCustomConfig(t *testing.T) {
@@ -99,6 +132,43 @@ jwt:
 	require.Nil(t, auth.Config)
 	require.Equal(t, "my-authn", auth.Volume.Secret.SecretName)
 	require.Len(t, auth.APIServerArgs, 1)
+}
+
+// The chart stores an inline config verbatim; the renderer refuses what
+// kube-apiserver would refuse at start, unless told to render as the chart.
+func TestRenderCustomConfig_checks(t *testing.T) {
+	v1 := customWith("")
+	for _, tc := range []struct {
+		name, config, version string
+		want                  error
+	}{
+		{"v1 on 1.31", v1, "v1.31", oidc.ErrConfigAPIVersion},
+		{"not a configuration", "...", "v1.35", oidc.ErrInvalidConfig},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := oidc.AuthenticationSpec{Cluster: acme, KubernetesVersion: tenant.Version(tc.version), OIDC: customOIDC(tc.config)}
+			_, err := oidc.RenderAuthentication(spec)
+			require.ErrorIs(t, err, tc.want)
+
+			spec.SkipConfigCheck = true
+			auth, err := oidc.RenderAuthentication(spec)
+			require.NoError(t, err)
+			require.Equal(t, tc.config, string(auth.Secret.Data["config.yaml"]), "verbatim, as the chart")
+			require.Len(t, auth.Warnings, 1)
+			require.ErrorIs(t, auth.Warnings[0], tc.want)
+		})
+	}
+	// The same fact decides tenant's warning and the renderer's refusal.
+	k := tenant.KubernetesSpec{Version: "v1.31", OIDC: customOIDC(v1)}
+	w, err := k.Check(tenant.Platform{})
+	require.NoError(t, err, "the chart accepts it")
+	require.True(t, w.Has(tenant.ErrCustomConfigVersion))
+	k.Version = "v1.34"
+	w, err = k.Check(tenant.Platform{})
+	require.NoError(t, err)
+	require.Empty(t, w)
+	_, err = oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, KubernetesVersion: "v1.34", OIDC: customOIDC(v1)})
+	require.NoError(t, err)
 }
 
 func TestRenderNone(t *testing.T) {
@@ -139,6 +209,9 @@ func TestRenderRefuses(t *testing.T) {
 			s.APIServer.ExtraVolumes = []corev1.Volume{secretVolume("talos-extra"), secretVolume("authentication-config")}
 		}), tenant.ErrReservedVolume},
 		"kubernetes 1.29": {with(func(s *oidc.AuthenticationSpec) { s.KubernetesVersion = "v1.29" }), oidc.ErrUnsupportedVersion},
+		"custom v1 on 1.33": {with(func(s *oidc.AuthenticationSpec) {
+			s.KubernetesVersion, s.OIDC = "v1.33", customOIDC(customWith(""))
+		}), oidc.ErrConfigAPIVersion},
 		"garbage version": {with(func(s *oidc.AuthenticationSpec) { s.KubernetesVersion = "latest" }), oidc.ErrUnsupportedVersion},
 		"http issuer":     {with(func(s *oidc.AuthenticationSpec) { s.IssuerURL = "http://idp.example.org" }), oidc.ErrInvalidConfig},
 		"no cluster name": {with(func(s *oidc.AuthenticationSpec) { s.Cluster.Name = "" }), oidc.ErrInvalidConfig},

@@ -3,13 +3,15 @@ package oidc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/cozystack/tenantkit/tenant"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/apis/apiserver/install"
 	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
@@ -42,25 +44,26 @@ var (
 // expressions. Building its environment takes milliseconds, so it is shared.
 var celCompiler = sync.OnceValue(authenticationcel.NewDefaultCompiler)
 
-// APIVersionFor returns the config API version to render for a Kubernetes
-// version such as "v1.35" or "1.33.2": v1 from 1.34, v1beta1 for 1.30 to
-// 1.33. Older versions have no usable structured authentication
-// configuration and get ErrUnsupportedVersion.
+// ErrConfigAPIVersion is returned for an inline custom
+// AuthenticationConfiguration whose apiVersion the cluster's Kubernetes
+// version does not load, such as apiserver.config.k8s.io/v1 on 1.31:
+// kube-apiserver would refuse to start (tenant.AuthenticationConfigLoads).
+var ErrConfigAPIVersion = errors.New("oidc: the cluster's Kubernetes version does not load the configuration's apiVersion")
+
+// APIVersionFor returns the newest config API version kube-apiserver of
+// kubernetesVersion (such as "v1.35" or "1.33.2") loads: v1 from 1.34,
+// v1beta1 for 1.30 to 1.33 (tenant.NewestAuthenticationConfig owns the
+// rule). Versions before 1.30, where the file is alpha, and unparsable
+// ones get ErrUnsupportedVersion.
 func APIVersionFor(kubernetesVersion string) (schema.GroupVersion, error) {
-	v, err := version.ParseGeneric(kubernetesVersion)
+	gv, err := tenant.NewestAuthenticationConfig(kubernetesVersion)
+	if err == nil && gv == tenant.AuthenticationConfigV1Alpha1 {
+		err = errors.New("structured authentication needs 1.30 or later")
+	}
 	if err != nil {
 		return schema.GroupVersion{}, fmt.Errorf("%w: %q: %w", ErrUnsupportedVersion, kubernetesVersion, err)
 	}
-	switch {
-	case v.Major() != 1:
-		return schema.GroupVersion{}, fmt.Errorf("%w: %q", ErrUnsupportedVersion, kubernetesVersion)
-	case v.Minor() >= 34:
-		return APIVersionV1, nil
-	case v.Minor() >= 30:
-		return APIVersionV1Beta1, nil
-	default:
-		return schema.GroupVersion{}, fmt.Errorf("%w: %q (structured authentication needs 1.30 or later)", ErrUnsupportedVersion, kubernetesVersion)
-	}
+	return schema.ParseGroupVersion(gv)
 }
 
 // EncodeAuthenticationConfiguration renders cfg as YAML in the API version

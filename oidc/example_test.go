@@ -30,8 +30,8 @@ func ExampleCluster() {
 }
 
 // Render the apiserver configuration of System mode: the platform realm,
-// the cluster's own audience and the tenant groups gate. The result has
-// passed the apiserver's validation.
+// the cluster's own audience and the tenant groups gate, in the chart's
+// exact text. The result has passed the apiserver's validation.
 func ExampleRenderAuthentication() {
 	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{
 		Cluster:           ref.Cluster{Namespace: "tenant-acme", Name: "prod"},
@@ -48,24 +48,23 @@ func ExampleRenderAuthentication() {
 	// Output:
 	// --authentication-config=/etc/kubernetes/authentication-config/config.yaml
 	// Secret tenant-acme/kubernetes-prod-oidc-authn-config key config.yaml:
-	// apiVersion: apiserver.config.k8s.io/v1
+	// apiVersion: apiserver.config.k8s.io/v1beta1
+	// kind: AuthenticationConfiguration
 	// jwt:
-	// - claimMappings:
-	//     groups:
-	//       claim: groups
-	//       prefix: ""
+	// - issuer:
+	//     url: https://keycloak.example.org/realms/cozy
+	//     audiences:
+	//     - tenant-acme-kubernetes-prod
+	//   claimValidationRules:
+	//   - expression: 'has(claims.groups) && dyn(claims.groups).exists(g, g in ["tenant-acme-view", "tenant-acme-use", "tenant-acme-admin", "tenant-acme-super-admin"])'
+	//     message: "user is not a member of any tenant-acme-{view,use,admin,super-admin} group in the cozy realm — this tenant's apiserver only trusts identities the tenant chart has admitted"
+	//   claimMappings:
 	//     username:
 	//       claim: email
 	//       prefix: ""
-	//   claimValidationRules:
-	//   - expression: has(claims.groups) && dyn(claims.groups).exists(g, g in ["tenant-acme-view","tenant-acme-use","tenant-acme-admin","tenant-acme-super-admin"])
-	//     message: user must be a member of one of the tenant groups tenant-acme-view, tenant-acme-use,
-	//       tenant-acme-admin, tenant-acme-super-admin
-	//   issuer:
-	//     audiences:
-	//     - tenant-acme-kubernetes-prod
-	//     url: https://keycloak.example.org/realms/cozy
-	// kind: AuthenticationConfiguration
+	//     groups:
+	//       claim: groups
+	//       prefix: ""
 }
 
 // Check tokens as the cluster's apiserver will, and learn why one is
@@ -145,11 +144,9 @@ func ExampleKubeconfigYAML() {
 	//       - --oidc-client-id=tenant-acme-kubernetes-prod
 	//       - --oidc-extra-scope=email
 	//       - --oidc-extra-scope=groups
-	//       - --oidc-pkce-method=S256
+	//       - --oidc-use-pkce
 	//       command: kubectl
 	//       env: null
-	//       installHint: 'kubectl oidc-login is required: kubectl krew install oidc-login
-	//         (https://github.com/int128/kubelogin)'
 	//       interactiveMode: IfAvailable
 	//       provideClusterInfo: true
 }

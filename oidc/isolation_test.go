@@ -44,11 +44,11 @@ func TestTwoTenantClusters(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	// A gets apiserver.config.k8s.io/v1, B v1beta1: kube-apiserver 1.37
-	// serves both.
+	// A gets apiserver.config.k8s.io/v1 (NewestAPIVersion), B the chart's
+	// v1beta1: kube-apiserver 1.37 loads both.
 	start := func(c ref.Cluster, version tenant.Version) *localenv.APIServer {
 		auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: c, OIDC: tenant.OIDC{Mode: tenant.OIDCSystem},
-			IssuerURL: dex.IssuerURL, CertificateAuthority: dex.CAPEM, KubernetesVersion: version})
+			IssuerURL: dex.IssuerURL, CertificateAuthority: dex.CAPEM, KubernetesVersion: version, NewestAPIVersion: version == "v1.37"})
 		require.NoError(t, err)
 		path := filepath.Join(env.Dir(), c.Namespace+"-authn.yaml")
 		require.NoError(t, os.WriteFile(path, auth.YAML, 0o600))
@@ -206,7 +206,7 @@ func fakeKubelogin(tokenFile, want string, args []string) int {
 	var issuer, client string
 	fmt.Sscan(want, &issuer, &client)
 	for _, w := range []string{"get-token", "--oidc-issuer-url=" + issuer, "--oidc-client-id=" + client,
-		"--oidc-extra-scope=email", "--oidc-extra-scope=groups", "--oidc-pkce-method=S256"} {
+		"--oidc-extra-scope=email", "--oidc-extra-scope=groups", "--oidc-use-pkce"} {
 		if !slices.Contains(args, w) {
 			fmt.Fprintf(os.Stderr, "fake kubelogin: missing argument %s in %q\n", w, args)
 			return 1

@@ -23,8 +23,9 @@ type RealmRef struct {
 }
 
 // KeycloakClient is the EDP KeycloakClient object for a cluster: a public
-// client with PKCE S256 for kubectl oidc-login. Only the fields Cozystack
-// sets are modelled; the operator defaults the rest.
+// client with PKCE S256 for kubectl oidc-login, as the chart's
+// templates/oidc-keycloak.yaml renders it. Only the fields Cozystack sets
+// are modelled; the operator defaults the rest.
 type KeycloakClient struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
@@ -33,7 +34,10 @@ type KeycloakClient struct {
 
 // KeycloakClientSpec is the spec of a KeycloakClient.
 type KeycloakClientSpec struct {
-	ClientID                string            `json:"clientId"`
+	ClientID string `json:"clientId"`
+	// Name is the client's display name in Keycloak; the chart sets the
+	// client ID.
+	Name                    string            `json:"name"`
 	RealmRef                RealmRef          `json:"realmRef"`
 	Public                  bool              `json:"public"`
 	DirectAccess            bool              `json:"directAccess"`
@@ -70,15 +74,18 @@ type ProtocolMapper struct {
 	Config         map[string]string `json:"config"`
 }
 
-// NewKeycloakClient returns cluster c's client in the platform realm:
-// public, PKCE S256, no direct access grants, redirect URIs localhost:8000
-// and :18000, default scopes groups and the cluster's audience scope.
+// NewKeycloakClient returns cluster c's client in the platform realm, as
+// the chart renders it: named and titled after the client ID, public, PKCE
+// S256, no direct access grants, redirect URIs localhost:8000 and :18000,
+// default scopes groups and the cluster's audience scope. Like the chart's,
+// it carries no labels.
 func NewKeycloakClient(c ref.Cluster) KeycloakClient {
 	return KeycloakClient{
 		TypeMeta:   metav1.TypeMeta{APIVersion: KeycloakAPIVersion, Kind: "KeycloakClient"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.ClientID(), Namespace: c.Namespace, Labels: labels(c)},
+		ObjectMeta: metav1.ObjectMeta{Name: c.ClientID(), Namespace: c.Namespace},
 		Spec: KeycloakClientSpec{
 			ClientID:                c.ClientID(),
+			Name:                    c.ClientID(),
 			RealmRef:                RealmRef{Name: SystemRealmRef, Kind: "ClusterKeycloakRealm"},
 			Public:                  true,
 			AdvancedProtocolMappers: true,
@@ -92,18 +99,18 @@ func NewKeycloakClient(c ref.Cluster) KeycloakClient {
 	}
 }
 
-// NewKeycloakClientScope returns cluster c's audience scope: an
-// oidc-audience-mapper adding the client ID to ID, access and
-// introspection tokens.
+// NewKeycloakClientScope returns cluster c's audience scope, as the chart
+// renders it: an oidc-audience-mapper adding the client ID to ID, access
+// and introspection tokens, the chart's description, no labels.
 func NewKeycloakClientScope(c ref.Cluster) KeycloakClientScope {
 	return KeycloakClientScope{
 		TypeMeta:   metav1.TypeMeta{APIVersion: KeycloakAPIVersion, Kind: "KeycloakClientScope"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.AudienceScope(), Namespace: c.Namespace, Labels: labels(c)},
+		ObjectMeta: metav1.ObjectMeta{Name: c.AudienceScope(), Namespace: c.Namespace},
 		Spec: KeycloakClientScopeSpec{
 			Name:        c.AudienceScope(),
 			RealmRef:    RealmRef{Name: SystemRealmRef, Kind: "ClusterKeycloakRealm"},
 			Protocol:    "openid-connect",
-			Description: "Audience " + c.ClientID() + " for tenant cluster " + c.String(),
+			Description: "Per-cluster audience for tenant kube-apiserver " + c.Release(),
 			Attributes:  map[string]string{"include.in.token.scope": "true"},
 			ProtocolMappers: []ProtocolMapper{{
 				Name:           "audience",

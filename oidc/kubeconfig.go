@@ -15,6 +15,27 @@ import (
 // ExecAPIVersion is the exec credential API the kubeconfig asks for.
 const ExecAPIVersion = "client.authentication.k8s.io/v1"
 
+// PKCEFlag is the kubelogin (kubectl oidc-login) flag that makes it use
+// PKCE. Keycloak requires it of the cluster's client
+// (pkce.code.challenge.method S256). The two spellings need different
+// kubelogin releases; an older kubelogin refuses a flag it does not know,
+// so get-token fails.
+type PKCEFlag string
+
+const (
+	// PKCEUsePKCE is --oidc-use-pkce, what the chart's bootstrap Job writes
+	// (the default). kubelogin has it since PR #599 (int128/kubelogin,
+	// merged 2021-08-03, after v1.22.1 of 2021-02-16; the first release tag
+	// carrying it was not verified), and still accepts it, deprecated as
+	// "equivalent to --oidc-pkce-method=S256", since PR #1240.
+	PKCEUsePKCE PKCEFlag = "--oidc-use-pkce"
+	// PKCEMethodS256 is --oidc-pkce-method=S256, kubelogin's current
+	// spelling: PR #1240 (merged 2025-01-13), so releases after that date
+	// (the first release tag carrying it was not verified); older ones
+	// refuse it.
+	PKCEMethodS256 PKCEFlag = "--oidc-pkce-method=S256"
+)
+
 // KubeconfigSpec describes a user kubeconfig for a tenant cluster.
 type KubeconfigSpec struct {
 	// Cluster is the tenant cluster; it names the kubeconfig entries and
@@ -42,14 +63,26 @@ type KubeconfigSpec struct {
 	// ExtraArgs are appended to the plugin's arguments, for example
 	// "--grant-type=password" or "--token-cache-dir=...".
 	ExtraArgs []string
+	// PKCE is the flag that turns PKCE on. Empty means PKCEUsePKCE, as the
+	// chart writes it; PKCEMethodS256 needs a kubelogin from 2025 on.
+	PKCE PKCEFlag
+	// InstallHint is shown by kubectl when the plugin is missing. Empty
+	// means none, as the chart writes it.
+	InstallHint string
 }
 
+// SuggestedInstallHint is an InstallHint for kubectl oidc-login.
+const SuggestedInstallHint = "kubectl oidc-login is required: kubectl krew install oidc-login (https://github.com/int128/kubelogin)"
+
 // Kubeconfig builds the user kubeconfig for a tenant cluster with
-// client-go's types: one cluster, one context and one user whose
-// credentials come from the exec plugin `kubectl oidc-login get-token`
-// (client.authentication.k8s.io/v1, interactiveMode IfAvailable, PKCE S256).
-// Cluster and context are named after the release, the user
-// "<release>-oidc".
+// client-go's types, as the chart's bootstrap Job writes it: one cluster,
+// one context and one user whose credentials come from the exec plugin
+// `kubectl oidc-login get-token --oidc-issuer-url=… --oidc-client-id=…
+// --oidc-extra-scope=email --oidc-extra-scope=groups --oidc-use-pkce`
+// (client.authentication.k8s.io/v1, interactiveMode IfAvailable,
+// provideClusterInfo, no install hint). Cluster and context are named after
+// the release, the user "<release>-oidc". A private issuer CA and ExtraArgs
+// follow the chart's arguments.
 func Kubeconfig(spec KubeconfigSpec) (*clientcmdapi.Config, error) {
 	if err := checkCluster(spec.Cluster); err != nil {
 		return nil, err
@@ -72,7 +105,14 @@ func Kubeconfig(spec KubeconfigSpec) (*clientcmdapi.Config, error) {
 	for _, s := range scopes {
 		args = append(args, "--oidc-extra-scope="+s)
 	}
-	args = append(args, "--oidc-pkce-method=S256")
+	pkce := spec.PKCE
+	if pkce == "" {
+		pkce = PKCEUsePKCE
+	}
+	if pkce != PKCEUsePKCE && pkce != PKCEMethodS256 {
+		return nil, invalidf("unknown PKCE flag %q (want %s or %s)", pkce, PKCEUsePKCE, PKCEMethodS256)
+	}
+	args = append(args, string(pkce))
 	if len(spec.IssuerCertificateAuthority) > 0 {
 		args = append(args, "--certificate-authority-data="+base64.StdEncoding.EncodeToString(spec.IssuerCertificateAuthority))
 	}
@@ -91,7 +131,7 @@ func Kubeconfig(spec KubeconfigSpec) (*clientcmdapi.Config, error) {
 		Args:               args,
 		InteractiveMode:    clientcmdapi.IfAvailableExecInteractiveMode,
 		ProvideClusterInfo: true,
-		InstallHint:        "kubectl oidc-login is required: kubectl krew install oidc-login (https://github.com/int128/kubelogin)",
+		InstallHint:        spec.InstallHint,
 	}}
 	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: user}
 	cfg.CurrentContext = name

@@ -26,15 +26,25 @@ func SystemIssuerURL(rootHost string) string {
 }
 
 // TenantGroupsGate returns the CEL claim validation rule that admits only
-// members of c's tenant groups (ref.Cluster.TenantGroups). It guards with
-// has() and dyn() because the apiserver types claims as dyn and refuses a
-// bare claims.groups.exists().
+// members of c's tenant groups (ref.Cluster.TenantGroups), in the chart's
+// exact text (its kubernetes.oidc.groupsClaimValidationExpr helper): the
+// list items separated by ", ". It guards with has() and dyn() because
+// the apiserver types claims as dyn and refuses a bare
+// claims.groups.exists().
 func TenantGroupsGate(c ref.Cluster) string {
 	quoted := make([]string, 0, 4)
 	for _, g := range c.TenantGroups() {
 		quoted = append(quoted, fmt.Sprintf("%q", g))
 	}
-	return "has(claims.groups) && dyn(claims.groups).exists(g, g in [" + strings.Join(quoted, ",") + "])"
+	return "has(claims.groups) && dyn(claims.groups).exists(g, g in [" + strings.Join(quoted, ", ") + "])"
+}
+
+// TenantGroupsMessage returns the message of the tenant groups rule, the
+// chart's text: the reason kube-apiserver logs when it refuses a token of
+// a user outside the tenant groups.
+func TenantGroupsMessage(c ref.Cluster) string {
+	return "user is not a member of any " + c.Namespace + "-{view,use,admin,super-admin} group in the " + SystemRealm +
+		" realm — this tenant's apiserver only trusts identities the tenant chart has admitted"
 }
 
 // checkCluster checks that both names of c are set.

@@ -93,6 +93,10 @@ type RBACPlan struct {
 	Changes []RBACChange
 	// Unchanged counts the bindings already as desired.
 	Unchanged int
+	// Skipped says why nothing was compared, such as the cluster's OIDC
+	// being off (mode None, where the chart's bootstrap Job leaves bindings
+	// alone); empty for a plan made by PlanRBAC.
+	Skipped string
 }
 
 // PlanRBAC compares the bindings users need with existing, the bindings in
@@ -141,6 +145,9 @@ func (p *RBACPlan) Empty() bool { return len(p.Changes) == 0 }
 
 // String renders the plan one change per line, for a dry run.
 func (p *RBACPlan) String() string {
+	if p.Skipped != "" {
+		return fmt.Sprintf("rbac %s: left as it is: %s\n", p.Cluster, p.Skipped)
+	}
 	if p.Empty() {
 		return fmt.Sprintf("rbac %s: up to date (%d bindings)\n", p.Cluster, p.Unchanged)
 	}

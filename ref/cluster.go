@@ -42,14 +42,21 @@ type Cluster struct {
 // String returns "namespace/name".
 func (c Cluster) String() string { return c.Namespace + "/" + c.Name }
 
-// Validate checks that the namespace is a tenant namespace and the name a
-// DNS label short enough for Helm's limit on the release name (name at most
-// 42 characters). Errors wrap ErrInvalidName.
+// MaxNameLen is the longest application name whose release
+// "kubernetes-<name>" fits Helm's MaxReleaseLen: 42.
+const MaxNameLen = MaxReleaseLen - len(ReleasePrefix)
+
+// Validate checks what cozystack-api and Helm check of a Kubernetes
+// application's name: the namespace is a tenant namespace, the name a
+// DNS-1035 label (lower-case letters, digits and '-', starting with a
+// letter, as cozystack-api requires) short enough for Helm's limit on the
+// release name (at most MaxNameLen characters). Errors wrap
+// ErrInvalidName.
 func (c Cluster) Validate() error {
 	if _, err := ParseNamespace(c.Namespace); err != nil {
 		return err
 	}
-	if msgs := validation.IsDNS1123Label(c.Name); len(msgs) > 0 {
+	if msgs := validation.IsDNS1035Label(c.Name); len(msgs) > 0 {
 		return fmt.Errorf("%w: cluster name %q: %s", ErrInvalidName, c.Name, msgs[0])
 	}
 	if n := len(c.Release()); n > MaxReleaseLen {

@@ -40,12 +40,16 @@ func TestCluster_Validate(t *testing.T) {
 	}{
 		{"tenant-acme", "prod", true},
 		{"tenant-root", "a1", true},
-		{"tenant-acme", repeat("a", 42), true}, // release kubernetes-<42> is 53: Helm's limit
+		{"tenant-acme", repeat("a", ref.MaxNameLen), true}, // release kubernetes-<42> is 53: Helm's limit
 		{"tenant-acme", repeat("a", 43), false},
 		{"default", "prod", false},
 		{"tenant-acme", "Prod", false},
 		{"tenant-acme", "", false},
 		{"tenant-acme", "pro_d", false},
+		{"tenant-acme", "1prod", false}, // DNS-1035: a letter first, as cozystack-api requires
+		{"tenant-acme", "prod-", false},
+		{"tenant-acme", "prod.eu", false},
+		{"tenant-acme", "dev-cluster-2", true},
 	} {
 		err := ref.Cluster{Namespace: tt.ns, Name: tt.name}.Validate()
 		if tt.ok {

@@ -20,5 +20,10 @@
 // # Errors
 //
 // Names Cozystack cannot use are refused with an error wrapping
-// [ErrInvalidName].
+// [ErrInvalidName]. [Cluster.Validate] checks what cozystack-api and Helm
+// check of a Kubernetes application's name: a DNS-1035 label (a letter
+// first) of at most [MaxNameLen] (42) characters, so that the release
+// kubernetes-<name> fits Helm's 53. The 32-character cap some
+// cozystack-api builds apply to applications without a name schema is not
+// applied.
 package ref

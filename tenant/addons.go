@@ -7,56 +7,57 @@ package tenant
 // values, deep-merged over the chart's defaults (user values win).
 type Addons struct {
 	// CertManager installs cert-manager.
-	CertManager Addon `json:"certManager,omitzero"`
+	CertManager Addon `json:"certManager,omitzero" chart:"required"`
 	// Cilium is the CNI; it is always installed.
-	Cilium TunableAddon `json:"cilium,omitzero"`
+	Cilium TunableAddon `json:"cilium,omitzero" chart:"required"`
 	// GatewayAPI installs the Gateway API CRDs and turns on Cilium's
 	// Gateway API support.
-	GatewayAPI GatewayAPIAddon `json:"gatewayAPI,omitzero"`
+	GatewayAPI GatewayAPIAddon `json:"gatewayAPI,omitzero" chart:"required"`
 	// IngressNginx installs the ingress-nginx controller on nodes with the
 	// ingress-nginx role.
-	IngressNginx IngressNginxAddon `json:"ingressNginx,omitzero"`
+	IngressNginx IngressNginxAddon `json:"ingressNginx,omitzero" chart:"required"`
 	// GPUOperator installs the NVIDIA GPU Operator.
-	GPUOperator Addon `json:"gpuOperator,omitzero"`
+	GPUOperator Addon `json:"gpuOperator,omitzero" chart:"required"`
 	// HAMi installs HAMi GPU sharing; it requires GPUOperator. Overrides
 	// go under the "hami" key of ValuesOverride.
-	HAMi Addon `json:"hami,omitzero"`
-	// FluxCD installs the Flux operator and Flux.
-	FluxCD Addon `json:"fluxcd,omitzero"`
+	HAMi Addon `json:"hami,omitzero" chart:"required"`
+	// FluxCD installs the Flux operator and Flux (releases
+	// <release>-fluxcd-operator and <release>-fluxcd).
+	FluxCD Addon `json:"fluxcd,omitzero" chart:"required"`
 	// MonitoringAgents installs Fluent Bit and VMAgent shipping to the
 	// tenant's monitoring stack (and the Vertical Pod Autoscaler).
-	MonitoringAgents Addon `json:"monitoringAgents,omitzero"`
+	MonitoringAgents Addon `json:"monitoringAgents,omitzero" chart:"required"`
 	// VerticalPodAutoscaler tunes the VPA installed with MonitoringAgents.
-	VerticalPodAutoscaler TunableAddon `json:"verticalPodAutoscaler,omitzero"`
+	VerticalPodAutoscaler TunableAddon `json:"verticalPodAutoscaler,omitzero" chart:"required"`
 	// Velero installs Velero into cozy-velero. Overrides go under the
 	// "velero" key of ValuesOverride; keys at the top level are ignored.
-	Velero Addon `json:"velero,omitzero"`
+	Velero Addon `json:"velero,omitzero" chart:"required"`
 	// CoreDNS is the cluster DNS; it is always installed.
-	CoreDNS TunableAddon `json:"coredns,omitzero"`
+	CoreDNS TunableAddon `json:"coredns,omitzero" chart:"required"`
 	// Ouroboros fixes hairpin NAT for ingress-nginx with the PROXY protocol;
 	// it requires IngressNginx.
-	Ouroboros Addon `json:"ouroboros,omitzero"`
+	Ouroboros Addon `json:"ouroboros,omitzero" chart:"required"`
 }
 
 // Addon is an addon that can be switched on, with Helm value overrides.
 type Addon struct {
 	// Enabled installs the addon.
-	Enabled bool `json:"enabled,omitempty"`
+	Enabled bool `json:"enabled,omitempty" chart:"required"`
 	// ValuesOverride holds Helm values merged over the chart's defaults.
-	ValuesOverride map[string]any `json:"valuesOverride,omitempty"`
+	ValuesOverride map[string]any `json:"valuesOverride,omitempty" chart:"required"`
 }
 
 // TunableAddon is an addon that is not switched here (it is always on, or
 // follows another addon) but whose Helm values can be overridden.
 type TunableAddon struct {
 	// ValuesOverride holds Helm values merged over the chart's defaults.
-	ValuesOverride map[string]any `json:"valuesOverride,omitempty"`
+	ValuesOverride map[string]any `json:"valuesOverride,omitempty" chart:"required"`
 }
 
 // GatewayAPIAddon switches the Gateway API on.
 type GatewayAPIAddon struct {
 	// Enabled installs the Gateway API CRDs.
-	Enabled bool `json:"enabled,omitempty"`
+	Enabled bool `json:"enabled,omitempty" chart:"required"`
 }
 
 // ExposeMethod is how the ingress-nginx controller is exposed.
@@ -74,13 +75,13 @@ const (
 type IngressNginxAddon struct {
 	// Enabled installs the controller (needs nodes with the ingress-nginx
 	// role).
-	Enabled bool `json:"enabled,omitempty"`
+	Enabled bool `json:"enabled,omitempty" chart:"required"`
 	// ExposeMethod is Proxied (default) or LoadBalancer.
-	ExposeMethod ExposeMethod `json:"exposeMethod,omitempty"`
+	ExposeMethod ExposeMethod `json:"exposeMethod,omitempty" chart:"required,empty=S-ingress-exposemethod-enum"`
 	// Hosts are the domains routed to the tenant cluster when Proxied.
 	Hosts []string `json:"hosts,omitempty"`
 	// ValuesOverride holds Helm values merged over the chart's defaults.
-	ValuesOverride map[string]any `json:"valuesOverride,omitempty"`
+	ValuesOverride map[string]any `json:"valuesOverride,omitempty" chart:"required"`
 }
 
 // AddonKey names an addon by its key under spec.addons.

@@ -1,6 +1,8 @@
 package tenant
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -10,11 +12,36 @@ const (
 	// replicas.
 	DefaultControlPlaneReplicas = 2
 	// DefaultAPIServerPreset is the apiserver's default resources preset.
-	DefaultAPIServerPreset = "c1.medium"
+	DefaultAPIServerPreset ResourcesPreset = "c1.medium"
 	// DefaultComponentPreset is the default resources preset of the
 	// controller manager, the scheduler and the konnectivity server.
-	DefaultComponentPreset = "t1.micro"
+	DefaultComponentPreset ResourcesPreset = "t1.micro"
 )
+
+// ResourcesPreset names a sizing preset of a control-plane component, such
+// as "c1.medium".
+type ResourcesPreset string
+
+// ResourcesPresets returns the presets the chart's schema accepts: the
+// series t1, c1, s1, u1 and m1 in the sizes nano to 4xlarge, and the
+// legacy sizes nano to 2xlarge without a series (cozystack-api logs a
+// deprecation warning for those).
+func ResourcesPresets() []ResourcesPreset {
+	sizes := []string{"nano", "micro", "small", "medium", "large", "xlarge", "2xlarge", "4xlarge"}
+	var out []ResourcesPreset
+	for _, series := range []string{"t1", "c1", "s1", "u1", "m1"} {
+		for _, size := range sizes {
+			out = append(out, ResourcesPreset(series+"."+size))
+		}
+	}
+	for _, size := range sizes[:7] {
+		out = append(out, ResourcesPreset(size))
+	}
+	return out
+}
+
+// Valid reports whether the chart's schema accepts p.
+func (p ResourcesPreset) Valid() bool { return slices.Contains(ResourcesPresets(), p) }
 
 // Chart-owned names on the control-plane Deployment.
 const (
@@ -36,40 +63,40 @@ func ReservedVolumes() []string { return []string{"talos-ca", "talos-tls-cert"} 
 type ControlPlane struct {
 	// Replicas is the number of control-plane replicas. Nil means
 	// DefaultControlPlaneReplicas.
-	Replicas *int `json:"replicas,omitempty"`
+	Replicas *int `json:"replicas,omitempty" chart:"required"`
 	// APIServer configures kube-apiserver.
-	APIServer APIServer `json:"apiServer,omitzero"`
+	APIServer APIServer `json:"apiServer,omitzero" chart:"required"`
 	// ControllerManager configures kube-controller-manager.
-	ControllerManager Component `json:"controllerManager,omitzero"`
+	ControllerManager Component `json:"controllerManager,omitzero" chart:"required"`
 	// Scheduler configures kube-scheduler.
-	Scheduler Component `json:"scheduler,omitzero"`
+	Scheduler Component `json:"scheduler,omitzero" chart:"required"`
 	// Konnectivity configures the konnectivity server.
-	Konnectivity Konnectivity `json:"konnectivity,omitzero"`
+	Konnectivity Konnectivity `json:"konnectivity,omitzero" chart:"required"`
 }
 
 // Component sizes one control-plane component: explicit Resources, or a
 // named preset when Resources is empty.
 type Component struct {
 	// Resources sets CPU and memory explicitly.
-	Resources Resources `json:"resources,omitzero"`
+	Resources Resources `json:"resources,omitzero" chart:"required"`
 	// ResourcesPreset is a sizing preset such as "t1.micro", used when
-	// Resources is empty.
-	ResourcesPreset string `json:"resourcesPreset,omitempty"`
+	// Resources is empty. Default DefaultComponentPreset.
+	ResourcesPreset ResourcesPreset `json:"resourcesPreset,omitempty" chart:"required,empty=S-resourcespreset-enum"`
 }
 
 // Konnectivity configures konnectivity.
 type Konnectivity struct {
 	// Server sizes the konnectivity server.
-	Server Component `json:"server,omitzero"`
+	Server Component `json:"server,omitzero" chart:"required"`
 }
 
 // APIServer configures the tenant kube-apiserver.
 type APIServer struct {
 	// Resources sets CPU and memory explicitly.
-	Resources Resources `json:"resources,omitzero"`
+	Resources Resources `json:"resources,omitzero" chart:"required"`
 	// ResourcesPreset is used when Resources is empty. Default
 	// DefaultAPIServerPreset.
-	ResourcesPreset string `json:"resourcesPreset,omitempty"`
+	ResourcesPreset ResourcesPreset `json:"resourcesPreset,omitempty" chart:"required,empty=S-resourcespreset-enum"`
 	// ExtraArgs are appended to kube-apiserver's flags (the escape hatch;
 	// use OIDC for authentication, never --oidc-* flags).
 	ExtraArgs []string `json:"extraArgs,omitempty"`
@@ -94,7 +121,7 @@ func (c ControlPlane) WithDefaults() ControlPlane {
 	return c
 }
 
-func orDefault(s, def string) string {
+func orDefault[S ~string](s, def S) S {
 	if s == "" {
 		return def
 	}

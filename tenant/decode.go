@@ -12,49 +12,80 @@ import (
 )
 
 // ParseKubernetes decodes a Kubernetes application from YAML or JSON that a
-// user wrote. It is strict: an unknown or duplicate field is an error (a
-// *ValidationError whose entries wrap ErrUnknownField or
-// ErrDuplicateField), so a typo never silently disappears. Unknown fields
-// under status are ignored, because Cozystack owns the status. Syntax and
-// type errors wrap ErrMalformed. Use Validate for the chart's rules, and
-// DecodeKubernetes for objects read from the API.
+// user wrote, and checks what only the document shows, as the chart and
+// Helm see it: a key every node group requires that is missing
+// (ErrRequiredField), an explicit null where Helm's deletion of the key
+// breaks the chart (ErrNullValue), "" where only an absent key means the
+// default (ErrInvalidValue, ErrMaxUnhealthy, ErrDuration), a fractional
+// number as a quantity (ErrMalformed). The errors are a *ValidationError.
+// Syntax and type errors wrap ErrMalformed; a field set twice is
+// ErrDuplicateField. Fields the model does not know are kept (the chart's
+// schema allows them): Check warns of them and YAML writes them back.
+// Use Check for the chart's rules on the values.
 func ParseKubernetes(data []byte) (*Kubernetes, error) {
 	var k Kubernetes
-	if err := decodeStrict(data, &k, ""); err != nil {
+	raw, err := decode(data, &k, "", false)
+	if err != nil {
 		return nil, err
 	}
-	return &k, checkKind(k.TypeMeta, KubernetesKind)
+	k.setUnknown(unknownOf(raw, &k))
+	if err := checkKind(k.TypeMeta, KubernetesKind); err != nil {
+		return nil, err
+	}
+	spec := specOf(raw)
+	keepFalsyResources(spec, &k.Spec)
+	var ps problems
+	checkDocument(spec, "spec", &ps)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return &k, nil
 }
 
 // DecodeKubernetes decodes a Kubernetes application as the API returns it
-// (YAML or JSON). Unlike ParseKubernetes it accepts fields the model does
-// not know — a newer Cozystack may have added them — and keeps them with
-// the object: UnknownFields lists them, YAML writes them back, and
-// Client.ApplyKubernetes preserves them, so a read-modify-write loses
-// nothing. Syntax and type errors wrap ErrMalformed; a field set twice is
-// still an error (ErrDuplicateField).
+// (YAML or JSON). Like ParseKubernetes it keeps the fields the model does
+// not know — a newer Cozystack may have added them — so that a
+// read-modify-write loses nothing (UnknownFields lists them, YAML writes
+// them back, Client.ApplyKubernetes preserves them). Unlike
+// ParseKubernetes it does not check the document: what is stored is read.
+// Syntax and type errors wrap ErrMalformed; a field set twice is still an
+// error (ErrDuplicateField).
 func DecodeKubernetes(data []byte) (*Kubernetes, error) {
 	var k Kubernetes
-	if err := decodeObject(data, &k); err != nil {
+	raw, err := decode(data, &k, "", false)
+	if err != nil {
 		return nil, err
 	}
+	k.setUnknown(unknownOf(raw, &k))
+	keepFalsyResources(specOf(raw), &k.Spec)
 	return &k, checkKind(k.TypeMeta, KubernetesKind)
 }
 
 // ParseSpec decodes the values of a Kubernetes application (its spec, or a
 // Helm values file of the chart without the platform's _cluster and
-// _namespace keys) from YAML or JSON, strictly like ParseKubernetes.
+// _namespace keys) from YAML or JSON, and checks the document like
+// ParseKubernetes. The spec is returned with the error too.
 func ParseSpec(data []byte) (KubernetesSpec, error) {
 	var s KubernetesSpec
-	err := decodeStrict(data, &s, "spec")
-	return s, err
+	raw, err := decode(data, &s, "spec", false)
+	if err != nil {
+		return s, err
+	}
+	s.unknown = findUnknown(raw, reflect.TypeFor[KubernetesSpec]())
+	keepFalsyResources(raw, &s)
+	var ps problems
+	checkDocument(raw, "spec", &ps)
+	return s, ps.err()
 }
 
-// ParseTenant decodes a Tenant application from YAML or JSON, strictly like
-// ParseKubernetes.
+// ParseTenant decodes a Tenant application from YAML or JSON. It is
+// strict: an unknown field is an error (a *ValidationError whose entries
+// wrap ErrUnknownField), so a typo never silently disappears; unknown
+// fields under status are ignored. Syntax and type errors wrap
+// ErrMalformed.
 func ParseTenant(data []byte) (*Tenant, error) {
 	var t Tenant
-	if err := decodeStrict(data, &t, ""); err != nil {
+	if _, err := decode(data, &t, "", true); err != nil {
 		return nil, err
 	}
 	return &t, checkKind(t.TypeMeta, TenantKind)
@@ -64,9 +95,11 @@ func ParseTenant(data []byte) (*Tenant, error) {
 // keeping unknown fields like DecodeKubernetes.
 func DecodeTenant(data []byte) (*Tenant, error) {
 	var t Tenant
-	if err := decodeObject(data, &t); err != nil {
+	raw, err := decode(data, &t, "", false)
+	if err != nil {
 		return nil, err
 	}
+	t.setUnknown(unknownOf(raw, &t))
 	return &t, checkKind(t.TypeMeta, TenantKind)
 }
 
@@ -81,7 +114,9 @@ func checkKind(tm metav1.TypeMeta, kind string) error {
 // fields the model does not know (see DecodeKubernetes).
 func (k *Kubernetes) YAML() ([]byte, error) { return encodeYAML(k) }
 
-// YAML encodes s as YAML, omitting unset fields.
+// YAML encodes s as YAML, omitting unset fields, writing the four keys
+// every node group requires, and writing back the fields the model does
+// not know.
 func (s KubernetesSpec) YAML() ([]byte, error) { return encodeYAML(s) }
 
 // YAML encodes t as YAML, omitting unset fields and writing back the
@@ -96,25 +131,9 @@ func encodeYAML(v any) ([]byte, error) {
 	return out, nil
 }
 
-// decodeStrict converts YAML (or JSON, a subset) to JSON and decodes it
-// into v, case-sensitively, refusing unknown and duplicate fields. prefix
-// is prepended to field paths ("spec" for a bare spec).
-func decodeStrict(data []byte, v any, prefix string) error {
-	_, err := decode(data, v, prefix, true)
-	return err
-}
-
-// decodeObject decodes an object read from the API into v (a *Kubernetes
-// or *Tenant), keeping what the model does not know (status aside) in v.
-func decodeObject(data []byte, v interface{ setUnknown(*unknownFields) }) error {
-	j, err := decode(data, v, "", false)
-	if err != nil {
-		return err
-	}
-	var raw any
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &raw); err != nil {
-		return fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
+// unknownOf returns what v's type does not model in raw, status aside
+// (Cozystack owns the status).
+func unknownOf(raw any, v any) *unknownFields {
 	u := findUnknown(raw, reflect.TypeOf(v))
 	if u != nil {
 		delete(u.fields, "status")
@@ -123,14 +142,49 @@ func decodeObject(data []byte, v interface{ setUnknown(*unknownFields) }) error 
 			u = nil
 		}
 	}
-	v.setUnknown(u)
-	return nil
+	return u
+}
+
+// specOf returns the spec of a decoded object, or nil.
+func specOf(raw any) any {
+	obj, _ := raw.(map[string]any)
+	return obj["spec"]
+}
+
+// keepFalsyResources unsets a node group's resources.cpu or .memory that
+// the document gives as the number 0: the chart's templates read it as
+// false, the same as absent. (The string "0" is a value.)
+func keepFalsyResources(rawSpec any, s *KubernetesSpec) {
+	spec, _ := rawSpec.(map[string]any)
+	groups, _ := spec["nodeGroups"].(map[string]any)
+	for name, g := range s.NodeGroups {
+		obj, _ := groups[name].(map[string]any)
+		res, _ := obj["resources"].(map[string]any)
+		if isNumberZero(res["cpu"]) {
+			g.Resources.CPU = nil
+		}
+		if isNumberZero(res["memory"]) {
+			g.Resources.Memory = nil
+		}
+		s.NodeGroups[name] = g
+	}
+}
+
+func isNumberZero(v any) bool {
+	switch n := v.(type) {
+	case int64:
+		return n == 0
+	case float64:
+		return n == 0
+	}
+	return false
 }
 
 // decode converts YAML (or JSON) to JSON and decodes it into v. Duplicate
-// fields are always refused; unknown fields only when strict. It returns
-// the JSON.
-func decode(data []byte, v any, prefix string, strict bool) ([]byte, error) {
+// fields are always refused; unknown fields only when strict (prefix is
+// prepended to their paths). It returns the document as decoded JSON, with
+// integers as int64.
+func decode(data []byte, v any, prefix string, strict bool) (any, error) {
 	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
 		if strings.Contains(err.Error(), "already set in map") {
@@ -147,7 +201,7 @@ func decode(data []byte, v any, prefix string, strict bool) ([]byte, error) {
 	for _, se := range strictErrs {
 		var fe sigsjson.FieldError
 		if !errors.As(se, &fe) {
-			return nil, fmt.Errorf("%w: %v", ErrMalformed, se)
+			return nil, fmt.Errorf("%w: %w", ErrMalformed, se)
 		}
 		path := fe.FieldPath()
 		if prefix != "" {
@@ -156,15 +210,21 @@ func decode(data []byte, v any, prefix string, strict bool) ([]byte, error) {
 		if path == "status" || strings.HasPrefix(path, "status.") || strings.HasPrefix(path, "status[") {
 			continue
 		}
-		sentinel := ErrUnknownField
-		if strings.HasPrefix(se.Error(), "duplicate field") {
-			sentinel = ErrDuplicateField
-		} else if !strict {
-			continue
+		switch {
+		case strings.HasPrefix(se.Error(), "duplicate field"):
+			ps.add(path, "", ErrDuplicateField, "")
+		case strict:
+			ps.add(path, "", ErrUnknownField, "")
 		}
-		ps.add(path, sentinel, "")
 	}
-	return j, ps.err()
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	var raw any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &raw); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	return raw, nil
 }
 
 // yamlDetail shortens a YAML library error to its message.

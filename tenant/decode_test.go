@@ -50,6 +50,7 @@ nodeGroups:
     minReplicas: 1
     maxReplicas: 3
     instanceType: u1.xlarge
+    diskSize: 50Gi
     resources: {cpu: 4, memory: 16Gi}
     gpus:
     - name: nvidia.com/GA102GL_A10
@@ -81,24 +82,37 @@ controlPlane:
 }
 
 func TestParseSpec_errors(t *testing.T) {
+	const group = "minReplicas: 0, maxReplicas: 3, instanceType: u1.medium, diskSize: 20Gi"
 	for _, tt := range []struct {
 		name      string
 		doc       string
 		wantErr   error
+		wantRule  string
 		wantField string
 	}{
-		{"unknown top-level field", "verison: v1.35", tenant.ErrUnknownField, "spec.verison"},
-		{"unknown nested field", "addons: {velero: {enabeld: true}}", tenant.ErrUnknownField, "spec.addons.velero.enabeld"},
-		{"unknown node group field", "nodeGroups: {md0: {ephemeralStorage: 10Gi}}", tenant.ErrUnknownField, "spec.nodeGroups.md0.ephemeralStorage"},
-		{"unknown volume field", "controlPlane: {apiServer: {extraVolumes: [{name: a, secret: {secretName: s}, hostpath: {}}]}}",
-			tenant.ErrUnknownField, "spec.controlPlane.apiServer.extraVolumes[0].hostpath"},
-		{"enabled on an addon without a switch", "addons: {cilium: {enabled: true}}", tenant.ErrUnknownField, "spec.addons.cilium.enabled"},
-		{"field names are case-sensitive", "Version: v1.35", tenant.ErrUnknownField, "spec.Version"},
-		{"duplicate key", "host: a\nhost: b\n", tenant.ErrDuplicateField, ""},
-		{"not YAML", "version: [v1.35", tenant.ErrMalformed, ""},
-		{"wrong type", "nodeGroups: {md0: {minReplicas: many}}", tenant.ErrMalformed, ""},
-		{"bad quantity", "nodeGroups: {md0: {diskSize: lots}}", tenant.ErrMalformed, ""},
-		{"list instead of map", "nodeGroups: [md0]", tenant.ErrMalformed, ""},
+		{"duplicate key", "host: a\nhost: b\n", tenant.ErrDuplicateField, "", ""},
+		{"not YAML", "version: [v1.35", tenant.ErrMalformed, "", ""},
+		{"wrong type", "nodeGroups: {md0: {minReplicas: many}}", tenant.ErrMalformed, "", ""},
+		{"bad quantity", "nodeGroups: {md0: {diskSize: lots}}", tenant.ErrMalformed, "", ""},
+		{"list instead of map", "nodeGroups: [md0]", tenant.ErrMalformed, "", ""},
+
+		// What only the document shows.
+		{"node group without minReplicas", "nodeGroups: {md0: {maxReplicas: 3, instanceType: u1.medium, diskSize: 20Gi}}",
+			tenant.ErrRequiredField, "S-nodegroup-required", "spec.nodeGroups.md0.minReplicas"},
+		{"node group without instanceType", "nodeGroups: {md0: {minReplicas: 0, maxReplicas: 3, diskSize: 20Gi}}",
+			tenant.ErrRequiredField, "S-nodegroup-required", "spec.nodeGroups.md0.instanceType"},
+		{"GPU without name", "nodeGroups: {md0: {" + group + ", gpus: [{}]}}", tenant.ErrRequiredField, "S-nodegroup-gpus", "spec.nodeGroups.md0.gpus[0].name"},
+		{"user without role", "oidc: {users: [{email: a@b}]}", tenant.ErrRequiredField, "S-oidc-users", "spec.oidc.users[0].role"},
+		{"null on a required key", "addons: {certManager: {enabled: null}}", tenant.ErrNullValue, "S-null-required", "spec.addons.certManager.enabled"},
+		{"null addon", "addons: {velero: null}", tenant.ErrNullValue, "S-null-required", "spec.addons.velero"},
+		{"null version", "version: null", tenant.ErrNullValue, "T-version-map", "spec.version"},
+		{"empty version", `version: ""`, tenant.ErrInvalidValue, "S-version-enum", "spec.version"},
+		{"empty mode", `oidc: {mode: ""}`, tenant.ErrInvalidValue, "S-oidc-mode-enum", "spec.oidc.mode"},
+		{"empty preset", `controlPlane: {scheduler: {resourcesPreset: ""}}`, tenant.ErrInvalidValue, "S-resourcespreset-enum", "spec.controlPlane.scheduler.resourcesPreset"},
+		{"empty maxUnhealthy", `nodeHealthCheck: {maxUnhealthy: ""}`, tenant.ErrMaxUnhealthy, "T-maxunhealthy-format", "spec.nodeHealthCheck.maxUnhealthy"},
+		{"empty duration", `maxNodeProvisionTime: ""`, tenant.ErrDuration, "T-duration-positive", "spec.maxNodeProvisionTime"},
+		{"fractional quantity", "nodeGroups: {md0: {" + group + ", resources: {cpu: 0.5, memory: 1Gi}}}", tenant.ErrMalformed, "S-quantity", "spec.nodeGroups.md0.resources.cpu"},
+		{"null node group", "nodeGroups: {md0: null}", tenant.ErrMalformed, "S-type", "spec.nodeGroups.md0"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tenant.ParseSpec([]byte(tt.doc))
@@ -107,7 +121,61 @@ func TestParseSpec_errors(t *testing.T) {
 				var fe *tenant.FieldError
 				require.True(t, errors.As(err, &fe), "want a *FieldError, got %T: %v", err, err)
 				require.Equal(t, tt.wantField, fe.Field)
+				require.Equal(t, tt.wantRule, fe.Rule)
 			}
+		})
+	}
+	for _, ok := range []string{"host: null", "nodeGroups: null", `host: ""`, "nodeGroups: {md0: {" + group + ", resources: {cpu: 0, memory: 0}}}"} {
+		_, err := tenant.ParseSpec([]byte(ok))
+		require.NoError(t, err, ok)
+	}
+}
+
+// The chart's schema allows fields it does not know; tenantkit keeps them,
+// writes them back and warns of them, except where the chart refuses them.
+func TestParseSpec_unknownFields(t *testing.T) {
+	const group = "minReplicas: 0, maxReplicas: 3, instanceType: u1.medium, diskSize: 20Gi"
+	for _, tt := range []struct {
+		name      string
+		doc       string
+		wantErr   error // nil: a warning
+		wantRule  string
+		wantField string
+	}{
+		{"top-level field", "verison: v1.35", nil, "K-unknown-field", "spec.verison"},
+		{"nested field", "addons: {velero: {enabeld: true}}", nil, "K-unknown-field", "spec.addons.velero.enabeld"},
+		{"enabled on an addon without a switch", "addons: {cilium: {enabled: true}}", nil, "K-unknown-field", "spec.addons.cilium.enabled"},
+		{"field names are case-sensitive", "Version: v1.35", nil, "K-unknown-field", "spec.Version"},
+		{"node group field", "nodeGroups: {md0: {" + group + ", labels: {a: b}}}", nil, "K-unknown-field", "spec.nodeGroups.md0.labels"},
+		{"removed node group field", "nodeGroups: {md0: {" + group + ", ephemeralStorage: 10Gi}}",
+			tenant.ErrFieldRemoved, "T-ephemeralstorage-removed", "spec.nodeGroups.md0.ephemeralStorage"},
+		{"unknown volume key is a source", "controlPlane: {apiServer: {extraVolumes: [{name: a, secret: {secretName: s}, hostpath: {}}]}}",
+			tenant.ErrVolumeSource, "T-extravolume-one-source", "spec.controlPlane.apiServer.extraVolumes[0]"},
+		{"platform key", "_namespace: {etcd: tenant-root}", tenant.ErrReservedKey, "A-internal-keys", "spec._namespace"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec, err := tenant.ParseSpec([]byte(tt.doc))
+			require.NoError(t, err)
+			require.Len(t, spec.UnknownFields(), 1)
+			w, err := spec.Check(tenant.Platform{})
+			var fe *tenant.FieldError
+			if tt.wantErr == nil {
+				require.NoError(t, err)
+				require.Len(t, w, 1)
+				fe = w[0]
+				require.ErrorIs(t, fe, tenant.ErrUnknownField)
+			} else {
+				require.ErrorIs(t, err, tt.wantErr)
+				require.True(t, errors.As(err, &fe))
+				require.Empty(t, w)
+			}
+			require.Equal(t, tt.wantRule, fe.Rule)
+			require.Equal(t, tt.wantField, fe.Field)
+			out, err := spec.YAML()
+			require.NoError(t, err)
+			back, err := tenant.ParseSpec(out)
+			require.NoError(t, err)
+			require.Equal(t, spec.UnknownFields(), back.UnknownFields(), "written back:\n%s", out)
 		})
 	}
 }
@@ -134,14 +202,20 @@ status:
 		require.ErrorIs(t, err, tenant.ErrMalformed)
 	})
 	t.Run("several unknown fields are all reported", func(t *testing.T) {
-		_, err := tenant.ParseKubernetes([]byte("metadata: {name: a, nme: b}\nspec: {a: 1, b: 2}\n"))
-		var ve *tenant.ValidationError
-		require.ErrorAs(t, err, &ve)
+		k, err := tenant.ParseKubernetes([]byte("metadata: {name: a, namespace: tenant-acme, nme: b}\nspec: {a: 1, b: 2}\n"))
+		require.NoError(t, err)
+		w, err := k.Check(tenant.Platform{})
+		require.NoError(t, err)
 		var fields []string
-		for _, fe := range ve.Errors {
+		for _, fe := range w {
 			fields = append(fields, fe.Field)
 		}
 		require.ElementsMatch(t, []string{"metadata.nme", "spec.a", "spec.b"}, fields)
+		require.Equal(t, []string{"metadata.nme", "spec.a", "spec.b"}, k.UnknownFields())
+	})
+	t.Run("document errors", func(t *testing.T) {
+		_, err := tenant.ParseKubernetes([]byte("metadata: {name: a, namespace: tenant-acme}\nspec: {oidc: {mode: null}}\n"))
+		require.ErrorIs(t, err, tenant.ErrNullValue)
 	})
 }
 
@@ -204,8 +278,17 @@ func TestDecodeKubernetes_keepsUnknownFields(t *testing.T) {
 	require.Equal(t, 4, *k.Spec.NodeGroups["md0"].MaxReplicas, "known fields decode as usual")
 	require.True(t, k.Spec.Addons.Velero.Enabled)
 
+	w, err := k.Check(tenant.Platform{OIDCEnabled: true})
+	require.ErrorIs(t, err, tenant.ErrVolumeSource, "an unknown key of a volume is a second source to the chart")
+	var unknown []string
+	for _, fe := range w {
+		if errors.Is(fe, tenant.ErrUnknownField) {
+			unknown = append(unknown, fe.Field)
+		}
+	}
+	require.Len(t, unknown, 5, "the other unknown fields are warnings")
 	_, err = tenant.ParseKubernetes([]byte(newerObject))
-	require.ErrorIs(t, err, tenant.ErrUnknownField, "what users write stays strict")
+	require.ErrorIs(t, err, tenant.ErrRequiredField, "what users write is checked as a document: md0 lacks minReplicas")
 
 	t.Run("encoding writes them back, as a fixed point", func(t *testing.T) {
 		out, err := k.YAML()

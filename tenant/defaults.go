@@ -8,9 +8,10 @@ import (
 const (
 	// DefaultStorageClass is the application's default StorageClass.
 	DefaultStorageClass = "replicated"
-	// DefaultMaxNodeProvisionTime is the autoscaler's default provisioning
-	// deadline.
-	DefaultMaxNodeProvisionTime = "30m"
+	// DefaultImageFactoryURL is the default Talos image factory.
+	DefaultImageFactoryURL = "https://factory.talos.dev"
+	// DefaultInstallerRepository is the default Talos installer repository.
+	DefaultInstallerRepository = "factory.talos.dev/installer"
 )
 
 // WithDefaults returns s with every chart default filled in: what the chart
@@ -39,13 +40,13 @@ func (s KubernetesSpec) WithDefaults() KubernetesSpec {
 		s.OIDC.Mode = OIDCNone
 	}
 	s.Talos.Version = orDefault(s.Talos.Version, DefaultTalosVersion)
-	s.Talos.ImageFactoryURL = orDefault(s.Talos.ImageFactoryURL, "https://factory.talos.dev")
-	s.Talos.InstallerRepository = orDefault(s.Talos.InstallerRepository, "factory.talos.dev/installer")
+	s.Talos.ImageFactoryURL = orDefault(s.Talos.ImageFactoryURL, DefaultImageFactoryURL)
+	s.Talos.InstallerRepository = orDefault(s.Talos.InstallerRepository, DefaultInstallerRepository)
 	h := &s.NodeHealthCheck
-	h.MaxUnhealthy = orDefault(h.MaxUnhealthy, "50%")
-	h.NodeStartupTimeout = orDefault(h.NodeStartupTimeout, "20m")
-	h.ReadyUnknownTimeout = orDefault(h.ReadyUnknownTimeout, "5m")
-	h.ReadyFalseTimeout = orDefault(h.ReadyFalseTimeout, "10m")
+	h.MaxUnhealthy = orDefault(h.MaxUnhealthy, DefaultMaxUnhealthy)
+	h.NodeStartupTimeout = orDefault(h.NodeStartupTimeout, DefaultNodeStartupTimeout)
+	h.ReadyUnknownTimeout = orDefault(h.ReadyUnknownTimeout, DefaultReadyUnknownTimeout)
+	h.ReadyFalseTimeout = orDefault(h.ReadyFalseTimeout, DefaultReadyFalseTimeout)
 	return s
 }
 

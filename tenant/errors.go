@@ -5,64 +5,36 @@ import (
 	"strings"
 )
 
-// Errors of the chart's render failures. Validate returns them inside
-// *FieldError values, so errors.Is works on the result of Validate.
+// Errors of the model: values outside the chart's schema and decoding.
 var (
-	// ErrOIDCPlatformDisabled is returned when oidc.mode is System but the
-	// platform flag authentication.oidc.enabled is off: the chart refuses to
-	// render the Keycloak client without the platform realm.
-	ErrOIDCPlatformDisabled = errors.New("tenant: oidc mode System needs platform OIDC (authentication.oidc.enabled)")
-	// ErrOIDCCustomConfigConflict is returned when oidc.mode is CustomConfig
-	// and both customConfig.config and customConfig.secretRef.name are set.
-	ErrOIDCCustomConfigConflict = errors.New("tenant: oidc mode CustomConfig takes customConfig.config or customConfig.secretRef, not both")
-	// ErrOIDCCustomConfigMissing is returned when oidc.mode is CustomConfig
-	// and neither customConfig.config nor customConfig.secretRef.name is set.
-	ErrOIDCCustomConfigMissing = errors.New("tenant: oidc mode CustomConfig needs customConfig.config or customConfig.secretRef")
-	// ErrLegacyOIDCFlag is returned when controlPlane.apiServer.extraArgs
-	// holds an --oidc-* or --authentication-config flag while OIDC is on:
-	// the chart injects --authentication-config itself, and kube-apiserver
-	// refuses to start with both.
-	ErrLegacyOIDCFlag = errors.New("tenant: --oidc-* and --authentication-config flags conflict with OIDC mode")
-	// ErrReservedVolume is returned for an extra volume named talos-ca or
-	// talos-tls-cert (always chart-owned) or authentication-config
-	// (chart-owned while OIDC is on).
-	ErrReservedVolume = errors.New("tenant: volume name is reserved by the chart")
-	// ErrVolumeSource is returned for an extra volume whose source is not
-	// exactly one configMap or secret: the control-plane pod runs on the
-	// management cluster, so host-reaching sources are refused.
-	ErrVolumeSource = errors.New("tenant: extra volume needs exactly one source, configMap or secret")
-	// ErrVolumeName is returned for an extra volume without a name.
-	ErrVolumeName = errors.New("tenant: extra volume has no name")
-	// ErrDuplicateVolume is returned when two extra volumes share a name.
-	ErrDuplicateVolume = errors.New("tenant: duplicate extra volume name")
-	// ErrUndeclaredVolumeMount is returned for an extra volume mount that
-	// names no volume declared in controlPlane.apiServer.extraVolumes.
-	ErrUndeclaredVolumeMount = errors.New("tenant: volume mount names no declared extra volume")
-	// ErrHAMiRequiresGPUOperator is returned when addons.hami is enabled
-	// without addons.gpuOperator.
-	ErrHAMiRequiresGPUOperator = errors.New("tenant: addons.hami requires addons.gpuOperator to be enabled")
-	// ErrOuroborosRequiresIngress is returned when addons.ouroboros is enabled
-	// without addons.ingressNginx.
-	ErrOuroborosRequiresIngress = errors.New("tenant: addons.ouroboros requires addons.ingressNginx to be enabled")
-	// ErrNodeGroupResources is returned when a node group sets only one of
-	// resources.cpu and resources.memory.
-	ErrNodeGroupResources = errors.New("tenant: node group sets only one of resources.cpu and resources.memory; set both or neither")
 	// ErrInvalidValue is returned for a value the application's schema
-	// refuses: a version, mode, role or expose method outside its enum, or a
-	// required field left empty.
+	// refuses: a version, mode, role, resources preset or expose method
+	// outside its enum, or "" where only an absent key means the default.
 	ErrInvalidValue = errors.New("tenant: invalid value")
-)
-
-// Errors of decoding.
-var (
+	// ErrRequiredField is returned when a document leaves out a key the
+	// chart's schema requires and nothing supplies: minReplicas,
+	// maxReplicas, instanceType and diskSize of every node group (the
+	// chart's values give node groups no defaults), gpus[].name,
+	// oidc.users[].email and .role.
+	ErrRequiredField = errors.New("tenant: required field missing")
+	// ErrNullValue is returned when a document sets a key to null where the
+	// chart cannot take it: Helm deletes a key set to null, so a required
+	// key (addons.*.enabled, controlPlane.replicas, oidc.mode, ...) goes
+	// missing and the schema refuses the values, and version: null leaves
+	// the chart without a Kubernetes version.
+	ErrNullValue = errors.New("tenant: null deletes a value the chart needs")
+	// ErrReservedKey is returned for a top-level key starting with "_":
+	// cozystack-api refuses them, the platform's _cluster and _namespace
+	// values are its own.
+	ErrReservedKey = errors.New("tenant: values keys starting with '_' are reserved")
 	// ErrMalformed is returned when a document is not valid YAML or JSON, or a
 	// value has the wrong type.
 	ErrMalformed = errors.New("tenant: malformed document")
-	// ErrUnknownField is returned (inside a *FieldError) for a field the
-	// model does not know, by the strict parsers of what users write
-	// (ParseKubernetes, ParseSpec, ParseTenant): a typo is refused, never
-	// dropped. Objects read from the API keep such fields instead (see
-	// DecodeKubernetes).
+	// ErrUnknownField names a field the model does not know. The chart's
+	// schema allows unknown fields and its templates ignore them, so for a
+	// Kubernetes application it is a warning of Check (a typo such as
+	// "verison" is reported, never silently dropped) and the field is kept
+	// and written back. ParseTenant still refuses them (an error).
 	ErrUnknownField = errors.New("tenant: unknown field")
 	// ErrDuplicateField is returned (inside a *FieldError) when a document
 	// sets the same field twice.
@@ -70,13 +42,19 @@ var (
 )
 
 // FieldError is one problem with one field. Err is one of the package's
-// sentinels; Detail says what exactly is wrong.
+// sentinels; Rule names the chart rule it mirrors; Detail says what
+// exactly is wrong, in the chart's own words where the chart has them.
 type FieldError struct {
 	// Field is the path of the field, as in the application's spec:
 	// "spec.controlPlane.apiServer.extraVolumes[1].name".
 	Field string
 	// Err is the sentinel naming the rule, such as ErrReservedVolume.
 	Err error
+	// Rule is the rule's ID in the catalogue of the chart's decisions
+	// (tenant/testdata/chart/RULES.md): "S-..." the values schema, "T-..."
+	// a template fail, "H-..." Helm, "A-..." cozystack-api, "K-..." a rule
+	// of tenantkit's own (always a warning). Empty for syntax errors.
+	Rule string
 	// Detail describes the offending value; it never holds secrets.
 	Detail string
 }
@@ -92,7 +70,7 @@ func (e *FieldError) Error() string {
 		msg = strings.TrimPrefix(msg, pkg)
 	}
 	b.WriteString(msg)
-	if e.Detail != "" {
+	if e.Detail != "" && e.Detail != msg {
 		b.WriteString(": ")
 		b.WriteString(e.Detail)
 	}
@@ -138,11 +116,66 @@ func (e *ValidationError) Has(target error) bool {
 	return false
 }
 
+// Rules returns the rule IDs of the problems, in order, without repeats.
+func (e *ValidationError) Rules() []string { return rulesOf(e.Errors) }
+
+// Warnings are what Check reports about values the chart accepts but
+// tenantkit would not write: fields the model does not know, and the rules
+// tenantkit had before it followed the chart (a negative minReplicas, an
+// empty GPU name, ...), each a *FieldError whose Rule starts with "K-".
+// A caller that wants them refused turns them into an error with Err.
+type Warnings []*FieldError
+
+// Err returns the warnings as a *ValidationError, or nil when there are
+// none: the strict choice of refusing what only tenantkit objects to.
+func (w Warnings) Err() error {
+	if len(w) == 0 {
+		return nil
+	}
+	return &ValidationError{Errors: w}
+}
+
+// Has reports whether any warning matches target (a sentinel).
+func (w Warnings) Has(target error) bool {
+	for _, fe := range w {
+		if errors.Is(fe.Err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// Rules returns the rule IDs of the warnings, in order, without repeats.
+func (w Warnings) Rules() []string { return rulesOf(w) }
+
+// String lists the warnings one per line.
+func (w Warnings) String() string {
+	var b strings.Builder
+	for _, fe := range w {
+		b.WriteString(fe.Error())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func rulesOf(fes []*FieldError) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, fe := range fes {
+		if fe.Rule != "" && !seen[fe.Rule] {
+			seen[fe.Rule] = true
+			out = append(out, fe.Rule)
+		}
+	}
+	return out
+}
+
 // problems collects field errors; err returns nil or a *ValidationError.
 type problems []*FieldError
 
-func (p *problems) add(field string, err error, detail string) {
-	*p = append(*p, &FieldError{Field: field, Err: err, Detail: detail})
+// add records a problem of rule (a RULES.md ID) with sentinel err.
+func (p *problems) add(field, rule string, err error, detail string) {
+	*p = append(*p, &FieldError{Field: field, Err: err, Rule: rule, Detail: detail})
 }
 
 func (p problems) err() error {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 )
@@ -63,24 +65,64 @@ func ExampleKubernetesSpec_Validate() {
 	// true
 }
 
-// ParseSpec reads chart values strictly: a misspelt key is an error, not a
-// silently ignored setting.
+// ParseSpec reads chart values as the chart does: a key the model does not
+// know is kept and reported as a warning (a misspelt key never silently
+// disappears), while what the chart refuses of the document itself, such
+// as a node group without instanceType, is an error.
 func ExampleParseSpec() {
-	_, err := tenant.ParseSpec([]byte("addons:\n  velero:\n    enabeld: true\n"))
-	fmt.Println(err)
-	fmt.Println(errors.Is(err, tenant.ErrUnknownField))
-
-	spec, err := tenant.ParseSpec([]byte("version: v1.33\n"))
+	spec, err := tenant.ParseSpec([]byte("addons:\n  velero:\n    enabeld: true\n"))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	md0 := spec.WithDefaults().NodeGroups["md0"]
-	fmt.Println(md0.InstanceType, md0.DiskSize, *md0.MaxReplicas, md0.Roles)
+	warnings, err := spec.Check(tenant.Platform{})
+	fmt.Print(warnings)
+	fmt.Println(err, warnings.Has(tenant.ErrUnknownField))
+
+	_, err = tenant.ParseSpec([]byte("nodeGroups:\n  md0: {minReplicas: 0, maxReplicas: 3, diskSize: 20Gi}\n"))
+	fmt.Println(errors.Is(err, tenant.ErrRequiredField), err)
 	// Output:
-	// tenant: spec.addons.velero.enabeld: unknown field
+	// tenant: spec.addons.velero.enabeld: unknown field: not in the model; kept and written back
+	// <nil> true
+	// true tenant: spec.nodeGroups.md0.instanceType: required field missing: the schema requires it and nothing supplies a default
+}
+
+// Check separates what the chart refuses (the error, with the chart's rule
+// and message) from what it accepts but tenantkit warns of.
+func ExampleKubernetesSpec_Check() {
+	spec := tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
+		"md0": {MinReplicas: 3, MaxReplicas: new(1), InstanceType: "u1.medium", PodCPULimit: new(resource.MustParse("2"))},
+	}}
+	warnings, err := spec.Check(tenant.Platform{})
+	for _, w := range warnings {
+		fmt.Println("warning", w.Rule, w.Field)
+	}
+	var ve *tenant.ValidationError
+	if errors.As(err, &ve) {
+		for _, fe := range ve.Errors {
+			fmt.Println("error", fe.Rule, fe.Field)
+		}
+	}
+	fmt.Println(errors.Is(err, tenant.ErrPodCPUInstanceType))
+	// Output:
+	// warning K-maxreplicas-below-min spec.nodeGroups.md0.maxReplicas
+	// error T-podcpu-limit-instancetype spec.nodeGroups.md0.podCpuLimit
 	// true
-	// u1.medium 20Gi 10 [ingress-nginx]
+}
+
+// The four keys the chart requires in every node group are always
+// written, so that what tenantkit writes the chart accepts.
+func ExampleKubernetesSpec_YAML() {
+	spec := tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"md0": {InstanceType: "u1.large"}}}
+	out, _ := spec.YAML()
+	fmt.Print(string(out))
+	// Output:
+	// nodeGroups:
+	//   md0:
+	//     diskSize: 20Gi
+	//     instanceType: u1.large
+	//     maxReplicas: 10
+	//     minReplicas: 0
 }
 
 // Which tenant's etcd and SeaweedFS serve a nested tenant: each service
@@ -105,8 +147,7 @@ func ExampleTenant_Resolve() {
 }
 
 // Objects read from the API may carry fields a newer Cozystack added: they
-// decode, are listed, and are written back, so nothing is lost. What a user
-// writes is parsed strictly instead.
+// decode, are listed, and are written back, so nothing is lost.
 func ExampleDecodeKubernetes() {
 	fromAPI := []byte(`
 apiVersion: apps.cozystack.io/v1alpha1
@@ -125,9 +166,6 @@ spec:
 	k.Spec.Version = "v1.34"
 	out, _ := k.YAML()
 	fmt.Print(string(out))
-
-	_, err = tenant.ParseKubernetes(fromAPI)
-	fmt.Println(errors.Is(err, tenant.ErrUnknownField))
 	// Output:
 	// [spec.addons.velero.schedule]
 	// apiVersion: apps.cozystack.io/v1alpha1
@@ -141,5 +179,4 @@ spec:
 	//       enabled: true
 	//       schedule: daily
 	//   version: v1.34
-	// true
 }

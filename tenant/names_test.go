@@ -89,7 +89,11 @@ func TestKubernetesSpec_WithDefaults(t *testing.T) {
 		s := tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"workers": {MinReplicas: 2}}}
 		d := s.WithDefaults()
 		require.Equal(t, []string{"workers"}, keys(d.NodeGroups))
-		require.Equal(t, "u1.medium", d.NodeGroups["workers"].InstanceType)
+		w := d.NodeGroups["workers"]
+		require.Empty(t, w.InstanceType, `"" is a value: no instance type`)
+		require.Equal(t, 10, *w.MaxReplicas)
+		require.Equal(t, "20Gi", w.DiskSize.String())
+		require.Equal(t, "7%", w.Kubelet.EvictionHardMemory)
 		require.Nil(t, s.NodeGroups["workers"].MaxReplicas, "WithDefaults must not change its receiver")
 	})
 	t.Run("set values are kept", func(t *testing.T) {

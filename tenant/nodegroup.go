@@ -1,6 +1,8 @@
 package tenant
 
 import (
+	"encoding/json"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -9,37 +11,49 @@ const (
 	// DefaultNodeGroupName is the name of the group the chart emits when
 	// nodeGroups is empty.
 	DefaultNodeGroupName = "md0"
-	// DefaultMaxReplicas is a node group's default maxReplicas.
+	// DefaultMaxReplicas is the schema's default maxReplicas, written when
+	// NodeGroup.MaxReplicas is nil.
 	DefaultMaxReplicas = 10
-	// DefaultInstanceType is a node group's default KubeVirt instance type.
+	// DefaultInstanceType is the instance type of the default group md0
+	// (and the schema's suggestion for new groups).
 	DefaultInstanceType = "u1.medium"
 )
 
-// DefaultDiskSize is a node group's default system disk size, 20Gi.
+// DefaultDiskSize is the schema's default system disk size, 20Gi, written
+// when NodeGroup.DiskSize is nil.
 func DefaultDiskSize() resource.Quantity { return resource.MustParse("20Gi") }
 
 // NodeGroup is a group of worker VMs (KubeVirt VMs running Talos), scaled by
 // the cluster autoscaler between MinReplicas and MaxReplicas.
+//
+// The chart's schema requires minReplicas, maxReplicas, instanceType and
+// diskSize in every group and its values give groups no defaults, so a
+// document without one of them is refused (ErrRequiredField) and encoding
+// always writes all four: MinReplicas and InstanceType as they are (0 and
+// "" are values), MaxReplicas and DiskSize as DefaultMaxReplicas and
+// DefaultDiskSize when nil.
 type NodeGroup struct {
-	// MinReplicas is the smallest size of the group. Default 0.
-	MinReplicas int `json:"minReplicas,omitempty"`
+	// MinReplicas is the smallest size of the group.
+	MinReplicas int `json:"minReplicas" chart:"required,missing=S-nodegroup-required"`
 	// MaxReplicas is the largest size of the group. Nil means
 	// DefaultMaxReplicas.
-	MaxReplicas *int `json:"maxReplicas,omitempty"`
-	// InstanceType is the KubeVirt cluster instance type sizing each VM.
-	// Default DefaultInstanceType. Ignored when Resources sets both CPU and
-	// memory.
-	InstanceType string `json:"instanceType,omitempty"`
+	MaxReplicas *int `json:"maxReplicas,omitempty" chart:"required,missing=S-nodegroup-required"`
+	// InstanceType is the KubeVirt cluster instance type sizing each VM,
+	// such as DefaultInstanceType. "" gives the VM no instance type: size it
+	// with Resources (Check warns of a group with neither). An instance type
+	// is dropped from the VM when Resources sets both CPU and memory.
+	InstanceType string `json:"instanceType" chart:"required,missing=S-nodegroup-required"`
 	// DiskSize is the system disk of each VM. Nil means DefaultDiskSize.
-	DiskSize *resource.Quantity `json:"diskSize,omitempty"`
+	DiskSize *resource.Quantity `json:"diskSize,omitempty" chart:"required,missing=S-nodegroup-required"`
 	// StorageClass of the worker disks; empty falls back to the
 	// application's StorageClass.
 	StorageClass string `json:"storageClass,omitempty"`
 	// Roles become node-role.kubernetes.io/<role> labels, for example
 	// "ingress-nginx".
 	Roles []string `json:"roles,omitempty"`
-	// Resources sizes each VM explicitly instead of InstanceType; set both
-	// CPU and memory or neither.
+	// Resources sizes each VM explicitly instead of InstanceType; with an
+	// instance type set both CPU and memory or neither. A document's
+	// integer 0 decodes as unset (the chart's templates take it as false).
 	Resources Resources `json:"resources,omitzero"`
 	// GPUs are passed through to each VM, such as
 	// {Name: "nvidia.com/AD102GL_L40S"}. GPU nodes get the label gpu=on,
@@ -48,17 +62,35 @@ type NodeGroup struct {
 	GPUs []GPU `json:"gpus,omitempty"`
 	// Kubelet sets the kubelet's resource reservations.
 	Kubelet Kubelet `json:"kubelet,omitzero"`
-	// PodCPULimit is the default CPU limit of pods on the group's nodes.
+	// PodCPULimit is the CPU limit of each worker VM's Pod. Set, even to 0,
+	// it needs a group sized by Resources; 0 removes the ceiling and needs
+	// PodCPURequest 0 beside it.
 	PodCPULimit *resource.Quantity `json:"podCpuLimit,omitempty"`
-	// PodCPURequest is the default CPU request of pods on the group's nodes.
+	// PodCPURequest is the CPU request of each worker VM's Pod, at most
+	// PodCPULimit.
 	PodCPURequest *resource.Quantity `json:"podCpuRequest,omitempty"`
 	// LogSerialConsole streams the VMs' serial console to the logs.
 	LogSerialConsole bool `json:"logSerialConsole,omitempty"`
-	// MaxUnhealthy overrides NodeHealthCheck.MaxUnhealthy for this group.
+	// MaxUnhealthy overrides NodeHealthCheck.MaxUnhealthy for this group;
+	// empty keeps the cluster's.
 	MaxUnhealthy string `json:"maxUnhealthy,omitempty"`
 	// NodeStartupTimeout overrides NodeHealthCheck.NodeStartupTimeout for
 	// this group.
 	NodeStartupTimeout string `json:"nodeStartupTimeout,omitempty"`
+}
+
+// MarshalJSON encodes g with the four keys the chart requires always
+// present: nil MaxReplicas and DiskSize as their defaults.
+func (g NodeGroup) MarshalJSON() ([]byte, error) {
+	type plain NodeGroup
+	p := plain(g)
+	if p.MaxReplicas == nil {
+		p.MaxReplicas = new(DefaultMaxReplicas)
+	}
+	if p.DiskSize == nil {
+		p.DiskSize = new(DefaultDiskSize())
+	}
+	return json.Marshal(p)
 }
 
 // Resources sets CPU and memory explicitly.
@@ -73,28 +105,37 @@ type Resources struct {
 type GPU struct {
 	// Name is the KubeVirt permitted host device name, such as
 	// "nvidia.com/GA102GL_A10".
-	Name string `json:"name"`
+	Name string `json:"name" chart:"required,missing=S-nodegroup-gpus"`
 }
 
 // Kubelet sets a node group's kubelet reservations. Empty fields are
 // computed by the chart from the node's size (5% of memory within
-// [256Mi, 1Gi], 5% of CPU within [50m, 500m]).
+// [256Mi, 1Gi], 5% of CPU within [50m, 500m]); see ErrKubeletReservation,
+// ErrKubeletEviction and ErrKubeletTotal for what the chart accepts.
 type Kubelet struct {
-	// SystemReservedMemory is memory reserved for the host OS.
+	// SystemReservedMemory is memory reserved for the host OS, such as
+	// "512Mi" or "5e8".
 	SystemReservedMemory string `json:"systemReservedMemory,omitempty"`
 	// KubeReservedMemory is memory reserved for kubelet and the runtime.
 	KubeReservedMemory string `json:"kubeReservedMemory,omitempty"`
-	// SystemReservedCPU is CPU reserved for the host OS.
+	// SystemReservedCPU is CPU reserved for the host OS: millicores
+	// ("100m") or decimal cores ("0.5").
 	SystemReservedCPU string `json:"systemReservedCpu,omitempty"`
 	// KubeReservedCPU is CPU reserved for kubelet and the runtime.
 	KubeReservedCPU string `json:"kubeReservedCpu,omitempty"`
 	// EvictionHardMemory is the hard eviction threshold ("7%" or "200Mi").
 	// Default "7%".
 	EvictionHardMemory string `json:"evictionHardMemory,omitempty"`
-	// EvictionSoftMemory is the soft eviction threshold ("10%" or "1Gi").
-	// Default "10%".
+	// EvictionSoftMemory is the soft eviction threshold ("10%" or "1Gi"),
+	// of the same kind as the hard one and above it. Default "10%".
 	EvictionSoftMemory string `json:"evictionSoftMemory,omitempty"`
 }
+
+// Default eviction thresholds of the chart.
+const (
+	DefaultEvictionHardMemory = "7%"
+	DefaultEvictionSoftMemory = "10%"
+)
 
 // DefaultNodeGroup returns the group the chart emits as md0 when nodeGroups
 // is empty: 0 to 10 u1.medium VMs with 20Gi disks and the ingress-nginx role.
@@ -108,25 +149,31 @@ func DefaultNodeGroup() NodeGroup {
 	}
 }
 
-// WithDefaults returns g with the chart's field defaults filled in.
+// WithDefaults returns g with the chart's field defaults filled in:
+// MaxReplicas, DiskSize and the eviction thresholds. InstanceType is kept:
+// "" is a value (no instance type).
 func (g NodeGroup) WithDefaults() NodeGroup {
 	if g.MaxReplicas == nil {
 		g.MaxReplicas = new(DefaultMaxReplicas)
-	}
-	if g.InstanceType == "" {
-		g.InstanceType = DefaultInstanceType
 	}
 	if g.DiskSize == nil {
 		g.DiskSize = new(DefaultDiskSize())
 	}
 	if g.Kubelet.EvictionHardMemory == "" {
-		g.Kubelet.EvictionHardMemory = "7%"
+		g.Kubelet.EvictionHardMemory = DefaultEvictionHardMemory
 	}
 	if g.Kubelet.EvictionSoftMemory == "" {
-		g.Kubelet.EvictionSoftMemory = "10%"
+		g.Kubelet.EvictionSoftMemory = DefaultEvictionSoftMemory
 	}
 	return g
 }
 
 // HasGPUs reports whether the group's VMs get GPUs.
 func (g NodeGroup) HasGPUs() bool { return len(g.GPUs) > 0 }
+
+// SizedByResources reports whether the group's VMs are sized by
+// Resources (both CPU and memory), which drops the instance type from the
+// VM.
+func (g NodeGroup) SizedByResources() bool {
+	return g.Resources.CPU != nil && g.Resources.Memory != nil
+}

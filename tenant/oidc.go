@@ -23,9 +23,9 @@ func OIDCModes() []OIDCMode { return []OIDCMode{OIDCNone, OIDCSystem, OIDCCustom
 // application's spec.oidc), in the chart's shape. Package oidc renders what
 // each mode needs.
 type OIDC struct {
-	// Mode is OIDCNone (default; empty means the same), OIDCSystem or
-	// OIDCCustomConfig.
-	Mode OIDCMode `json:"mode,omitempty"`
+	// Mode is OIDCNone (default; empty means the same, while a document's
+	// mode: "" is refused), OIDCSystem or OIDCCustomConfig.
+	Mode OIDCMode `json:"mode,omitempty" chart:"required,empty=S-oidc-mode-enum"`
 	// CustomConfig is the tenant's own AuthenticationConfiguration, read
 	// only in CustomConfig mode: exactly one of Config and SecretRef.Name.
 	CustomConfig CustomConfig `json:"customConfig,omitzero"`
@@ -81,7 +81,7 @@ func (r OIDCRole) ClusterRole() string {
 type OIDCUser struct {
 	// Email is matched against the token's email claim and used verbatim
 	// as the User subject of the ClusterRoleBinding.
-	Email string `json:"email"`
+	Email string `json:"email" chart:"required,missing=S-oidc-users"`
 	// Role is RoleAdmin (cluster-admin) or RoleView (view).
-	Role OIDCRole `json:"role"`
+	Role OIDCRole `json:"role" chart:"required,missing=S-oidc-users"`
 }

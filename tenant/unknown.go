@@ -31,7 +31,8 @@ type unknownFields struct {
 }
 
 type unknownItem struct {
-	id string // "name=x" or "email=y"; "" when the element has neither
+	key string // the identity key of the element type: "name", "email" or ""
+	id  string // "name=x" or "email=y"; "" when the element has none
 	*unknownFields
 }
 
@@ -80,12 +81,13 @@ func findUnknown(raw any, t reflect.Type) *unknownFields {
 		if !ok {
 			return nil
 		}
+		key := identityKey(t.Elem())
 		for i, v := range list {
 			if sub := findUnknown(v, t.Elem()); sub != nil {
 				if u.items == nil {
 					u.items = map[int]*unknownItem{}
 				}
-				u.items[i] = &unknownItem{id: identity(v), unknownFields: sub}
+				u.items[i] = &unknownItem{key: key, id: identity(v, key), unknownFields: sub}
 			}
 		}
 	}
@@ -137,17 +139,34 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
-// identity names a list element by its "name" or "email", so that unknown
-// fields follow their element when the caller reorders or removes others.
-func identity(v any) string {
-	obj, ok := v.(map[string]any)
-	if !ok {
+// identityKey returns the field that names elements of type t, "name" or
+// "email", so that unknown fields follow their element when the caller
+// reorders or removes others; "" when t models neither. Only a modelled
+// field counts: an unknown "name" on a user is not its identity.
+func identityKey(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
 		return ""
 	}
+	fields := jsonFields(t)
 	for _, k := range []string{"name", "email"} {
-		if s, ok := obj[k].(string); ok && s != "" {
-			return k + "=" + s
+		if ft, ok := fields[k]; ok && ft.Kind() == reflect.String {
+			return k
 		}
+	}
+	return ""
+}
+
+// identity names a list element by its key field ("name=x").
+func identity(v any, key string) string {
+	obj, ok := v.(map[string]any)
+	if !ok || key == "" {
+		return ""
+	}
+	if s, ok := obj[key].(string); ok && s != "" {
+		return key + "=" + s
 	}
 	return ""
 }
@@ -188,10 +207,10 @@ func (u *unknownFields) mergeInto(dst map[string]any) {
 func (u *unknownFields) mergeItems(dst []any) {
 	for i, item := range u.items {
 		j := -1
-		if i < len(dst) && identity(dst[i]) == item.id {
+		if i < len(dst) && identity(dst[i], item.key) == item.id {
 			j = i
 		} else if item.id != "" {
-			j = slices.IndexFunc(dst, func(e any) bool { return identity(e) == item.id })
+			j = slices.IndexFunc(dst, func(e any) bool { return identity(e, item.key) == item.id })
 		}
 		if j < 0 {
 			continue
@@ -236,6 +255,57 @@ func (u *unknownFields) child(k string) *unknownFields {
 	return u.nested[k]
 }
 
+// children returns the known keys holding unknown fields deeper down.
+func (u *unknownFields) children() map[string]*unknownFields {
+	if u == nil {
+		return nil
+	}
+	return u.nested
+}
+
+// keys returns the unknown keys at this level with their values.
+func (u *unknownFields) keys() map[string]any {
+	if u == nil {
+		return nil
+	}
+	return u.fields
+}
+
+// itemsByIndex returns the list elements holding unknown fields, by their
+// index in the decoded document.
+func (u *unknownFields) itemsByIndex() map[int]*unknownFields {
+	if u == nil {
+		return nil
+	}
+	out := make(map[int]*unknownFields, len(u.items))
+	for i, item := range u.items {
+		out[i] = item.unknownFields
+	}
+	return out
+}
+
+// itemFor returns the unknown fields of the list element now at index i
+// named name, matched as mergeItems matches: same position and identity,
+// else the element of that name.
+func (u *unknownFields) itemFor(i int, name string) *unknownFields {
+	if u == nil {
+		return nil
+	}
+	id := identity(map[string]any{"name": name}, "name")
+	if item, ok := u.items[i]; ok && item.id == id {
+		return item.unknownFields
+	}
+	if id == "" {
+		return nil
+	}
+	for _, item := range u.items {
+		if item.id == id {
+			return item.unknownFields
+		}
+	}
+	return nil
+}
+
 // withUnknown encodes v (a model value) to JSON with u merged back in.
 func withUnknown(v any, u *unknownFields) ([]byte, error) {
 	data, err := json.Marshal(v)
@@ -271,9 +341,24 @@ func deepCopyJSON(v any) any {
 }
 
 // UnknownFields lists the fields of k that the model does not know, as
-// field paths ("spec.addons.newAddon"), sorted. Only objects from
-// DecodeKubernetes or the Client have any; they are kept and written back.
-func (k *Kubernetes) UnknownFields() []string { return k.unknown.paths("") }
+// field paths ("spec.addons.newAddon"), sorted. Objects from a decoder or
+// the Client keep them and write them back.
+func (k *Kubernetes) UnknownFields() []string {
+	out := append(k.unknown.paths(""), k.Spec.unknown.paths("spec")...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// UnknownFields lists the fields of s that the model does not know, as
+// field paths ("spec.addons.newAddon"), sorted. A spec from ParseSpec or
+// a decoded object keeps them and writes them back.
+func (s KubernetesSpec) UnknownFields() []string { return s.unknown.paths("spec") }
+
+// MarshalJSON encodes s with its unknown fields written back.
+func (s KubernetesSpec) MarshalJSON() ([]byte, error) {
+	type plain KubernetesSpec
+	return withUnknown(plain(s), s.unknown)
+}
 
 // MarshalJSON encodes k with its unknown fields written back.
 func (k Kubernetes) MarshalJSON() ([]byte, error) {
@@ -281,8 +366,19 @@ func (k Kubernetes) MarshalJSON() ([]byte, error) {
 	return withUnknown(plain(k), k.unknown)
 }
 
-func (k *Kubernetes) setUnknown(u *unknownFields)   { k.unknown = u }
-func (k *Kubernetes) unknownFields() *unknownFields { return k.unknown }
+// setUnknown keeps u with the object, what lies under spec included: the
+// object's unknown fields stay with it when the caller replaces its Spec
+// (Client.ApplyKubernetes writes a new spec over a stored object so).
+func (k *Kubernetes) setUnknown(u *unknownFields) { k.unknown = u }
+
+// specUnknown returns the unknown fields of k's spec: those the Spec value
+// carries (from ParseSpec), else those read with the object.
+func (k *Kubernetes) specUnknown() *unknownFields {
+	if k.Spec.unknown != nil {
+		return k.Spec.unknown
+	}
+	return k.unknown.child("spec")
+}
 
 // UnknownFields lists the fields of t that the model does not know (see
 // Kubernetes.UnknownFields).
@@ -294,5 +390,4 @@ func (t Tenant) MarshalJSON() ([]byte, error) {
 	return withUnknown(plain(t), t.unknown)
 }
 
-func (t *Tenant) setUnknown(u *unknownFields)   { t.unknown = u }
-func (t *Tenant) unknownFields() *unknownFields { return t.unknown }
+func (t *Tenant) setUnknown(u *unknownFields) { t.unknown = u }

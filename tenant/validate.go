@@ -2,134 +2,174 @@ package tenant
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/cozystack/tenantkit/ref"
 )
 
-// Validate checks the object's names and its spec (see
-// KubernetesSpec.Validate). It returns nil or a *ValidationError.
-func (k *Kubernetes) Validate(p Platform) error {
-	var ps problems
+// Check checks the object's names and its spec (see KubernetesSpec.Check).
+func (k *Kubernetes) Check(p Platform) (Warnings, error) {
+	var ps, ws problems
 	if err := k.Ref().Validate(); err != nil {
-		ps.add("metadata", ref.ErrInvalidName, strings.TrimPrefix(err.Error(), ref.ErrInvalidName.Error()+": "))
+		rule := "A-name-dns1035"
+		if len(k.Ref().Release()) > ref.MaxReleaseLen {
+			rule = "H-release-name-53"
+		}
+		ps.add("metadata", rule, ref.ErrInvalidName, strings.TrimPrefix(err.Error(), ref.ErrInvalidName.Error()+": "))
 	}
-	if err := k.Spec.Validate(p); err != nil {
-		ps = append(ps, err.(*ValidationError).Errors...)
+	for _, path := range k.unknown.paths("") {
+		if !strings.HasPrefix(path, "spec.") {
+			ws.add(path, "K-unknown-field", ErrUnknownField, "not in the model; kept and written back")
+		}
 	}
-	return ps.err()
+	spec := k.Spec
+	spec.unknown = k.specUnknown()
+	spec.check(p, &ps, &ws)
+	return Warnings(ws), ps.err()
 }
 
-// Validate reports what the chart would refuse to render, or the
-// application's schema refuse to accept, for spec s on platform p. It
-// returns nil or a *ValidationError listing every problem; each is a
-// *FieldError wrapping one of the package's sentinels:
+// Validate returns the error of Check: nil or a *ValidationError.
+func (k *Kubernetes) Validate(p Platform) error {
+	_, err := k.Check(p)
+	return err
+}
+
+// Check reports what the chart would refuse to render, or Helm and
+// cozystack-api refuse to accept, for spec s on platform p: the error is
+// nil or a *ValidationError listing every problem, each a *FieldError
+// wrapping one of the package's sentinels with the chart's rule ID and
+// message. The warnings are what the chart accepts and tenantkit reports
+// (see Warnings): fields the model does not know, and its own rules
+// (ErrMinReplicasNegative, ErrMaxReplicasBelowMin, ErrEmptyName,
+// ErrNodeGroupUnsized, ErrNodeGroupResources without an instanceType,
+// ErrCustomConfigUnreadable, ErrCustomConfigVersion).
 //
-//   - ErrOIDCPlatformDisabled: mode System without platform OIDC;
-//   - ErrOIDCCustomConfigConflict, ErrOIDCCustomConfigMissing: mode
-//     CustomConfig with both or neither source;
-//   - ErrLegacyOIDCFlag: --oidc-* or --authentication-config in extraArgs
-//     while OIDC is on;
-//   - ErrReservedVolume, ErrVolumeName, ErrVolumeSource, ErrDuplicateVolume,
-//     ErrUndeclaredVolumeMount: extra volume rules;
-//   - ErrHAMiRequiresGPUOperator, ErrOuroborosRequiresIngress: addon
-//     dependencies;
-//   - ErrNodeGroupResources: cpu without memory or memory without cpu;
-//   - ErrInvalidValue: a value outside the schema's enums, an empty
-//     required field.
+// What only a document shows (missing required keys, explicit nulls, ""
+// for a default) is checked by ParseSpec and ParseKubernetes; Check sees
+// typed values, where "" means the default. Decisions that need a lookup
+// in the management cluster (does an instance type exist, how big is it)
+// are not made: kubelet totals are checked for groups sized by resources.
+func (s KubernetesSpec) Check(p Platform) (Warnings, error) {
+	var ps, ws problems
+	s.check(p, &ps, &ws)
+	return Warnings(ws), ps.err()
+}
+
+// Validate returns the error of Check: nil or a *ValidationError.
 func (s KubernetesSpec) Validate(p Platform) error {
-	var ps problems
+	_, err := s.Check(p)
+	return err
+}
+
+func (s KubernetesSpec) check(p Platform, ps, ws *problems) {
+	s.unknownProblems(ps, ws)
 	if s.Version != "" && !s.Version.Valid() {
-		ps.add("spec.version", ErrInvalidValue, fmt.Sprintf("%q is not one of %s", s.Version, joinVersions()))
+		ps.add("spec.version", "S-version-enum", ErrInvalidValue, fmt.Sprintf("%q is not one of %s", s.Version, joinVersions()))
 	}
-	s.validateOIDC(&p, &ps)
-	s.validateAPIServer(&ps)
-	s.validateAddons(&ps)
-	s.validateNodeGroups(&ps)
-	return ps.err()
+	s.validateControlPlane(ps)
+	s.validateOIDC(&p, ps, ws)
+	s.validateAPIServer(ps)
+	s.validateAddons(ps)
+	s.validateNodeGroups(ps, ws)
+	s.validateHealth(ps)
 }
 
 // ValidateAuthentication reports the chart's refusals that concern the
 // apiserver's authentication, without the platform's settings: the OIDC
 // mode, users and custom configuration, and the apiserver's extra flags and
-// volumes (see Validate). Package oidc checks its renderer's input with it.
+// volumes (see Check). Package oidc checks its renderer's input with it.
 func (s KubernetesSpec) ValidateAuthentication() error {
-	var ps problems
-	s.validateOIDC(nil, &ps)
+	var ps, ws problems
+	s.validateOIDC(nil, &ps, &ws)
 	s.validateAPIServer(&ps)
 	return ps.err()
 }
 
+// unknownProblems sorts the fields the model does not know: a top-level
+// key starting with "_" and a node group's ephemeralStorage are refused,
+// unknown keys of an extra volume are volume sources (validateAPIServer),
+// and the rest are warnings.
+func (s KubernetesSpec) unknownProblems(ps, ws *problems) {
+	u := s.unknown
+	if u == nil {
+		return
+	}
+	skip := map[string]bool{}
+	for k := range u.fields {
+		if strings.HasPrefix(k, "_") {
+			ps.add("spec."+k, "A-internal-keys", ErrReservedKey, fmt.Sprintf("values key %q is reserved (keys starting with '_' are not allowed)", k))
+			skip["spec."+k] = true
+		}
+	}
+	for g, gu := range u.child("nodeGroups").children() {
+		if _, ok := gu.fields["ephemeralStorage"]; ok {
+			f := "spec.nodeGroups." + g + ".ephemeralStorage"
+			ps.add(f, "T-ephemeralstorage-removed", ErrFieldRemoved, fmt.Sprintf("nodeGroup %q: ephemeralStorage is no longer supported and should have been automatically migrated to diskSize by platform migration 41. If you see this error after upgrading, the migration did not run — check the cozystack-migration-hook Job logs in cozy-system.", g))
+			skip[f] = true
+		}
+	}
+	for i, item := range u.child("controlPlane").child("apiServer").child("extraVolumes").itemsByIndex() {
+		for k := range item.fields {
+			skip[fmt.Sprintf("spec.controlPlane.apiServer.extraVolumes[%d].%s", i, k)] = true
+		}
+	}
+	for _, path := range u.paths("spec") {
+		if !skip[path] {
+			ws.add(path, "K-unknown-field", ErrUnknownField, "not in the model; kept and written back")
+		}
+	}
+}
+
+func (s KubernetesSpec) validateControlPlane(ps *problems) {
+	cp := s.ControlPlane
+	for _, c := range []struct {
+		field  string
+		preset ResourcesPreset
+	}{
+		{"apiServer", cp.APIServer.ResourcesPreset},
+		{"controllerManager", cp.ControllerManager.ResourcesPreset},
+		{"scheduler", cp.Scheduler.ResourcesPreset},
+		{"konnectivity.server", cp.Konnectivity.Server.ResourcesPreset},
+	} {
+		if c.preset != "" && !c.preset.Valid() {
+			ps.add("spec.controlPlane."+c.field+".resourcesPreset", "S-resourcespreset-enum", ErrInvalidValue,
+				fmt.Sprintf("%q is not a resources preset (t1, c1, s1, u1 or m1 .nano to .4xlarge, or nano to 2xlarge)", c.preset))
+		}
+	}
+}
+
 // validateOIDC checks spec.oidc; a nil p skips the platform's OIDC flag.
-func (s KubernetesSpec) validateOIDC(p *Platform, ps *problems) {
+func (s KubernetesSpec) validateOIDC(p *Platform, ps, ws *problems) {
 	o := s.OIDC
 	switch o.Mode {
 	case "", OIDCNone:
 	case OIDCSystem:
 		if p != nil && !p.OIDCEnabled {
-			ps.add("spec.oidc.mode", ErrOIDCPlatformDisabled, "")
+			ps.add("spec.oidc.mode", "T-oidc-system-platform", ErrOIDCPlatformDisabled,
+				"spec.oidc.mode: System requires the platform-level OIDC feature (authentication.oidc.enabled) — enable it in cozystack-values, or use mode: CustomConfig for a tenant-supplied issuer.")
 		}
 	case OIDCCustomConfig:
 		inline, secret := o.CustomConfig.Config != "", o.CustomConfig.SecretRef.Name != ""
 		switch {
 		case inline && secret:
-			ps.add("spec.oidc.customConfig", ErrOIDCCustomConfigConflict, "")
+			ps.add("spec.oidc.customConfig", "T-oidc-customconfig-both", ErrOIDCCustomConfigConflict,
+				"spec.oidc.customConfig: set exactly one of `config` (inline) or `secretRef.name` — they are mutually exclusive.")
 		case !inline && !secret:
-			ps.add("spec.oidc.customConfig", ErrOIDCCustomConfigMissing, "")
+			ps.add("spec.oidc.customConfig", "T-oidc-customconfig-neither", ErrOIDCCustomConfigMissing,
+				"spec.oidc.mode: CustomConfig requires either spec.oidc.customConfig.config (inline AuthenticationConfiguration) or spec.oidc.customConfig.secretRef.name (Secret with config.yaml key).")
+		case inline:
+			s.customConfigWarnings(ws)
 		}
 	default:
-		ps.add("spec.oidc.mode", ErrInvalidValue, fmt.Sprintf("%q is not one of None, System, CustomConfig", o.Mode))
+		ps.add("spec.oidc.mode", "S-oidc-mode-enum", ErrInvalidValue, fmt.Sprintf("%q is not one of None, System, CustomConfig", o.Mode))
 	}
 	for i, u := range o.Users {
 		f := fmt.Sprintf("spec.oidc.users[%d]", i)
 		if u.Email == "" {
-			ps.add(f+".email", ErrInvalidValue, "required")
+			ws.add(f+".email", "K-oidc-email-empty", ErrEmptyName, "no email: the binding would have an empty subject")
 		}
 		if u.Role.ClusterRole() == "" {
-			ps.add(f+".role", ErrInvalidValue, fmt.Sprintf("%q is not one of admin, view", u.Role))
-		}
-	}
-}
-
-func (s KubernetesSpec) validateAddons(ps *problems) {
-	a := s.Addons
-	if a.HAMi.Enabled && !a.GPUOperator.Enabled {
-		ps.add("spec.addons.hami.enabled", ErrHAMiRequiresGPUOperator, "")
-	}
-	if a.Ouroboros.Enabled && !a.IngressNginx.Enabled {
-		ps.add("spec.addons.ouroboros.enabled", ErrOuroborosRequiresIngress, "")
-	}
-	switch a.IngressNginx.ExposeMethod {
-	case "", Proxied, LoadBalancer:
-	default:
-		ps.add("spec.addons.ingressNginx.exposeMethod", ErrInvalidValue,
-			fmt.Sprintf("%q is not one of Proxied, LoadBalancer", a.IngressNginx.ExposeMethod))
-	}
-}
-
-func (s KubernetesSpec) validateNodeGroups(ps *problems) {
-	names := make([]string, 0, len(s.NodeGroups))
-	for name := range s.NodeGroups {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		g := s.NodeGroups[name]
-		f := "spec.nodeGroups." + name
-		if (g.Resources.CPU == nil) != (g.Resources.Memory == nil) {
-			ps.add(f+".resources", ErrNodeGroupResources, "")
-		}
-		if g.MaxReplicas != nil && *g.MaxReplicas < g.MinReplicas {
-			ps.add(f+".maxReplicas", ErrInvalidValue, fmt.Sprintf("%d is below minReplicas %d", *g.MaxReplicas, g.MinReplicas))
-		}
-		if g.MinReplicas < 0 {
-			ps.add(f+".minReplicas", ErrInvalidValue, fmt.Sprintf("%d is negative", g.MinReplicas))
-		}
-		for i, gpu := range g.GPUs {
-			if gpu.Name == "" {
-				ps.add(fmt.Sprintf("%s.gpus[%d].name", f, i), ErrInvalidValue, "required")
-			}
+			ps.add(f+".role", "S-oidc-users", ErrInvalidValue, fmt.Sprintf("%q is not one of admin, view", u.Role))
 		}
 	}
 }

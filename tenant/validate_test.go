@@ -52,8 +52,6 @@ func TestKubernetesSpec_Validate(t *testing.T) {
 			CustomConfig: tenant.CustomConfig{Config: "apiVersion: x"}}}},
 		{name: "unknown mode", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: "Keycloak"}},
 			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.mode"},
-		{name: "user without email", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Role: tenant.RoleView}}}},
-			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.users[0].email"},
 		{name: "user with unknown role", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Email: "a@b", Role: "owner"}}}},
 			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.users[0].role"},
 
@@ -111,15 +109,38 @@ func TestKubernetesSpec_Validate(t *testing.T) {
 
 		// Node groups.
 		{name: "cpu without memory", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
-			"md0": {Resources: tenant.Resources{CPU: new(resource.MustParse("4"))}}}},
+			"md0": {InstanceType: "u1.medium", Resources: tenant.Resources{CPU: new(resource.MustParse("4"))}}}},
 			wantErr: tenant.ErrNodeGroupResources, wantField: "spec.nodeGroups.md0.resources"},
 		{name: "memory without cpu", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
-			"md0": {Resources: tenant.Resources{Memory: new(resource.MustParse("4Gi"))}}}},
+			"md0": {InstanceType: "u1.medium", Resources: tenant.Resources{Memory: new(resource.MustParse("4Gi"))}}}},
 			wantErr: tenant.ErrNodeGroupResources, wantField: "spec.nodeGroups.md0.resources"},
-		{name: "max below min", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"md0": {MinReplicas: 3, MaxReplicas: new(2)}}},
-			wantErr: tenant.ErrInvalidValue, wantField: "spec.nodeGroups.md0.maxReplicas"},
-		{name: "GPU without name", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"gpu": {GPUs: []tenant.GPU{{}}}}},
-			wantErr: tenant.ErrInvalidValue, wantField: "spec.nodeGroups.gpu.gpus[0].name"},
+		{name: "podCpuLimit with instance type sizing", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
+			"md0": {InstanceType: "u1.medium", PodCPULimit: new(resource.MustParse("2"))}}},
+			wantErr: tenant.ErrPodCPUInstanceType, wantField: "spec.nodeGroups.md0.podCpuLimit"},
+		{name: "podCpuRequest above podCpuLimit", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
+			"md0": {InstanceType: "u1.medium", Resources: tenant.Resources{CPU: new(resource.MustParse("4")), Memory: new(resource.MustParse("8Gi"))},
+				PodCPULimit: new(resource.MustParse("2")), PodCPURequest: new(resource.MustParse("2500m"))}}},
+			wantErr: tenant.ErrPodCPURequestAboveLimit, wantField: "spec.nodeGroups.md0.podCpuRequest"},
+		{name: "reservations fill the node", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
+			"md0": {Resources: tenant.Resources{CPU: new(resource.MustParse("2")), Memory: new(resource.MustParse("512Mi"))}}}},
+			wantErr: tenant.ErrKubeletTotal, wantField: "spec.nodeGroups.md0.kubelet"},
+		{name: "eviction hard above soft", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
+			"md0": {InstanceType: "u1.medium", Kubelet: tenant.Kubelet{EvictionHardMemory: "15%"}}}},
+			wantErr: tenant.ErrKubeletEviction, wantField: "spec.nodeGroups.md0.kubelet.evictionHardMemory"},
+		{name: "group maxUnhealthy", spec: tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
+			"md0": {InstanceType: "u1.medium", MaxUnhealthy: "most"}}},
+			wantErr: tenant.ErrMaxUnhealthy, wantField: "spec.nodeGroups.md0.maxUnhealthy"},
+
+		// Health check, autoscaler, presets.
+		{name: "readyUnknownTimeout zero", spec: tenant.KubernetesSpec{NodeHealthCheck: tenant.NodeHealthCheck{ReadyUnknownTimeout: "0m"}},
+			wantErr: tenant.ErrDuration, wantField: "spec.nodeHealthCheck.readyUnknownTimeout"},
+		{name: "maxNodeProvisionTime in days", spec: tenant.KubernetesSpec{MaxNodeProvisionTime: "1d"},
+			wantErr: tenant.ErrDuration, wantField: "spec.maxNodeProvisionTime"},
+		{name: "resources preset", spec: tenant.KubernetesSpec{ControlPlane: tenant.ControlPlane{Scheduler: tenant.Component{ResourcesPreset: "huge"}}},
+			wantErr: tenant.ErrInvalidValue, wantField: "spec.controlPlane.scheduler.resourcesPreset"},
+		{name: "ouroboros gatewayApi without the Gateway API", spec: tenant.KubernetesSpec{Addons: tenant.Addons{Ouroboros: tenant.Addon{
+			ValuesOverride: map[string]any{"ouroboros": map[string]any{"controller": map[string]any{"gatewayApi": map[string]any{"enabled": "Yes"}}}}}}},
+			wantErr: tenant.ErrOuroborosGatewayAPI, wantField: "spec.addons.ouroboros.valuesOverride.ouroboros.controller.gatewayApi.enabled"},
 
 		// Version.
 		{name: "unknown version", spec: tenant.KubernetesSpec{Version: "v1.29"}, wantErr: tenant.ErrInvalidValue, wantField: "spec.version"},
@@ -138,6 +159,56 @@ func TestKubernetesSpec_Validate(t *testing.T) {
 			require.True(t, ve.Has(tt.wantErr))
 		})
 	}
+}
+
+// The rules tenantkit had before it followed the chart are warnings: the
+// chart accepts these values, tenantkit reports them.
+func TestKubernetesSpec_Check_warnings(t *testing.T) {
+	sized := func(g tenant.NodeGroup) tenant.NodeGroup {
+		g.InstanceType = "u1.medium"
+		return g
+	}
+	for _, tt := range []struct {
+		name      string
+		spec      tenant.KubernetesSpec
+		want      error
+		wantRule  string
+		wantField string
+	}{
+		{"user without email", tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Role: tenant.RoleView}}}},
+			tenant.ErrEmptyName, "K-oidc-email-empty", "spec.oidc.users[0].email"},
+		{"negative minReplicas", tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"md0": sized(tenant.NodeGroup{MinReplicas: -1})}},
+			tenant.ErrMinReplicasNegative, "K-minreplicas-negative", "spec.nodeGroups.md0.minReplicas"},
+		{"max below min", tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"md0": sized(tenant.NodeGroup{MinReplicas: 3, MaxReplicas: new(2)})}},
+			tenant.ErrMaxReplicasBelowMin, "K-maxreplicas-below-min", "spec.nodeGroups.md0.maxReplicas"},
+		{"GPU without name", tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"gpu": sized(tenant.NodeGroup{GPUs: []tenant.GPU{{}}})}},
+			tenant.ErrEmptyName, "K-gpu-name-empty", "spec.nodeGroups.gpu.gpus[0].name"},
+		{"cpu without memory and no instance type", tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
+			"md0": {Resources: tenant.Resources{CPU: new(resource.MustParse("4"))}}}},
+			tenant.ErrNodeGroupResources, "K-resources-pair", "spec.nodeGroups.md0.resources"},
+		{"no instance type, no resources", tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"md0": {MaxReplicas: new(3)}}},
+			tenant.ErrNodeGroupUnsized, "K-nodegroup-unsized", "spec.nodeGroups.md0.instanceType"},
+		{"inline config that is not one", tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
+			CustomConfig: tenant.CustomConfig{Config: "..."}}}, tenant.ErrCustomConfigUnreadable, "K-customconfig-parse", "spec.oidc.customConfig.config"},
+		{"inline v1 config on v1.31", tenant.KubernetesSpec{Version: "v1.31", OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
+			CustomConfig: tenant.CustomConfig{Config: "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n"}}},
+			tenant.ErrCustomConfigVersion, "K-authn-version", "spec.oidc.customConfig.config"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := tt.spec.Check(tenant.Platform{})
+			require.NoError(t, err, "the chart accepts it")
+			require.Len(t, w, 1, "%s", w)
+			require.ErrorIs(t, w[0], tt.want)
+			require.Equal(t, tt.wantRule, w[0].Rule)
+			require.Equal(t, tt.wantField, w[0].Field)
+			require.True(t, w.Has(tt.want))
+			require.ErrorIs(t, w.Err(), tt.want, "Err refuses what only tenantkit objects to")
+		})
+	}
+	w, err := tenanttest.FullSpec().Check(tenant.Platform{OIDCEnabled: true})
+	require.NoError(t, err)
+	require.Empty(t, w, "the full fixture warns of nothing")
+	require.NoError(t, w.Err())
 }
 
 func TestKubernetesSpec_Validate_reportsEveryProblem(t *testing.T) {

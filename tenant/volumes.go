@@ -11,8 +11,9 @@ import (
 
 // validateAPIServer checks the apiserver's escape hatches the way the
 // chart does: no legacy OIDC flags while OIDC is on, extra volumes with a
-// unique, unreserved name and exactly one configMap or secret source, and
-// mounts of declared volumes only.
+// unique, unreserved name and exactly one configMap or secret source (any
+// key besides name counts as a source, unknown ones too), and mounts of
+// declared volumes only.
 func (s KubernetesSpec) validateAPIServer(ps *problems) {
 	const base = "spec.controlPlane.apiServer"
 	a := s.ControlPlane.APIServer
@@ -21,35 +22,54 @@ func (s KubernetesSpec) validateAPIServer(ps *problems) {
 		for i, arg := range a.ExtraArgs {
 			if strings.HasPrefix(arg, "--oidc-") || strings.HasPrefix(arg, "--authentication-config") {
 				flag, _, _ := strings.Cut(arg, "=")
-				ps.add(fmt.Sprintf("%s.extraArgs[%d]", base, i), ErrLegacyOIDCFlag, flag)
+				ps.add(fmt.Sprintf("%s.extraArgs[%d]", base, i), "T-oidc-legacy-flag", ErrLegacyOIDCFlag,
+					flag+": the chart renders --authentication-config itself while spec.oidc.mode is not None")
 			}
 		}
 	}
-	reserved := ReservedVolumes()
-	if oidcOn {
-		reserved = append(reserved, AuthenticationConfigVolume)
-	}
+	unknownVolumes := s.unknown.child("controlPlane").child("apiServer").child("extraVolumes")
 	declared := map[string]bool{}
 	for i, v := range a.ExtraVolumes {
 		f := fmt.Sprintf("%s.extraVolumes[%d]", base, i)
 		switch {
 		case v.Name == "":
-			ps.add(f+".name", ErrVolumeName, "")
-		case slices.Contains(reserved, v.Name):
-			ps.add(f+".name", ErrReservedVolume, v.Name)
+			ps.add(f+".name", "T-extravolume-name-required", ErrVolumeName,
+				fmt.Sprintf("controlPlane.apiServer.extraVolumes[%d]: every volume must set a non-empty name", i))
+		case slices.Contains(ReservedVolumes(), v.Name):
+			ps.add(f+".name", "T-extravolume-reserved-name", ErrReservedVolume, fmt.Sprintf(
+				"controlPlane.apiServer.extraVolumes: volume name %q is reserved by the chart for the talos control-plane secrets — rename your volume to avoid a duplicate volume name in the control-plane Deployment", v.Name))
+		case oidcOn && v.Name == AuthenticationConfigVolume:
+			ps.add(f+".name", "T-oidc-authn-volume-reserved", ErrReservedVolume,
+				fmt.Sprintf("%q: the chart mounts its AuthenticationConfiguration under this name while spec.oidc.mode is not None", v.Name))
 		case declared[v.Name]:
-			ps.add(f+".name", ErrDuplicateVolume, v.Name)
-		}
-		if v.Name != "" && !slices.Contains(reserved, v.Name) {
+			ps.add(f+".name", "T-extravolume-duplicate", ErrDuplicateVolume, fmt.Sprintf(
+				"controlPlane.apiServer.extraVolumes: duplicate volume name %q — each extra volume must have a unique name", v.Name))
+		default:
 			declared[v.Name] = true
 		}
-		if srcs := volumeSources(v.VolumeSource); len(srcs) != 1 || (srcs[0] != "configMap" && srcs[0] != "secret") {
-			ps.add(f, ErrVolumeSource, describeSources(srcs))
+		srcs := volumeSources(v.VolumeSource)
+		for k := range unknownVolumes.itemFor(i, v.Name).keys() {
+			srcs = append(srcs, k)
+		}
+		slices.Sort(srcs)
+		switch {
+		case len(srcs) != 1:
+			ps.add(f, "T-extravolume-one-source", ErrVolumeSource, fmt.Sprintf(
+				"controlPlane.apiServer.extraVolumes: volume %q must declare exactly one volume source, got %d (%v)", v.Name, len(srcs), srcs))
+		case srcs[0] != "configMap" && srcs[0] != "secret":
+			ps.add(f, "T-extravolume-source-allowed", ErrVolumeSource, fmt.Sprintf(
+				"controlPlane.apiServer.extraVolumes: volume %q uses a %q source, which is not permitted on a management-cluster control-plane pod — only configMap and secret sources are allowed", v.Name, srcs[0]))
 		}
 	}
 	for i, m := range a.ExtraVolumeMounts {
-		if !declared[m.Name] {
-			ps.add(fmt.Sprintf("%s.extraVolumeMounts[%d].name", base, i), ErrUndeclaredVolumeMount, fmt.Sprintf("%q", m.Name))
+		f := fmt.Sprintf("%s.extraVolumeMounts[%d].name", base, i)
+		switch {
+		case m.Name == "":
+			ps.add(f, "T-extravolumemount-name-required", ErrVolumeName,
+				fmt.Sprintf("controlPlane.apiServer.extraVolumeMounts[%d]: every mount must set a non-empty name", i))
+		case !declared[m.Name]:
+			ps.add(f, "T-extravolumemount-undeclared", ErrUndeclaredVolumeMount, fmt.Sprintf(
+				"controlPlane.apiServer.extraVolumeMounts: mount %q references no volume declared in controlPlane.apiServer.extraVolumes — the chart-managed talos volumes cannot be mounted", m.Name))
 		}
 	}
 }
@@ -66,11 +86,4 @@ func volumeSources(vs corev1.VolumeSource) []string {
 		}
 	}
 	return out
-}
-
-func describeSources(srcs []string) string {
-	if len(srcs) == 0 {
-		return "no source"
-	}
-	return "sources " + strings.Join(srcs, ", ")
 }

@@ -39,7 +39,7 @@ func FullSpec() tenant.KubernetesSpec {
 		NodeGroups: map[string]tenant.NodeGroup{
 			"md0": {MinReplicas: 1, MaxReplicas: new(5), InstanceType: "u1.large", DiskSize: new(q("50Gi")),
 				Roles: []string{"ingress-nginx"}, Kubelet: tenant.Kubelet{EvictionHardMemory: "5%", EvictionSoftMemory: "12%"}},
-			"gpu": {MaxReplicas: new(3), InstanceType: "u1.xlarge", StorageClass: "replicated",
+			"gpu": {MaxReplicas: new(3), InstanceType: "u1.xlarge", DiskSize: new(q("40Gi")), StorageClass: "replicated",
 				GPUs: []tenant.GPU{{Name: "nvidia.com/GA102GL_A10"}}, LogSerialConsole: true,
 				Resources: tenant.Resources{CPU: new(q("8")), Memory: new(q("32Gi"))},
 				Kubelet: tenant.Kubelet{SystemReservedMemory: "512Mi", KubeReservedMemory: "512Mi",
@@ -66,7 +66,8 @@ func FullSpec() tenant.KubernetesSpec {
 			Mode:  tenant.OIDCSystem,
 			Users: []tenant.OIDCUser{{Email: "alice@acme.example", Role: tenant.RoleAdmin}, {Email: "bob@acme.example", Role: tenant.RoleView}},
 		},
-		Talos:                tenant.Talos{Version: "v1.13.6", SchematicID: "ce4c98", ImageFactoryURL: "https://factory.internal", InstallerRepository: "registry.internal/installer"},
+		Talos: tenant.Talos{Version: "v1.13.6", SchematicID: "ce4c98", ImageFactoryURL: "https://factory.internal", InstallerRepository: "registry.internal/installer",
+			RegistryMirrors: map[string]tenant.RegistryMirror{"docker.io": {Endpoints: []string{"https://mirror.internal/docker"}, SkipFallback: true, OverridePath: true}}},
 		NodeHealthCheck:      tenant.NodeHealthCheck{MaxUnhealthy: "0%", NodeStartupTimeout: "30m", ReadyUnknownTimeout: "2m", ReadyFalseTimeout: "5m"},
 		MaxNodeProvisionTime: "45m",
 		Images:               tenant.Images{WaitForKubeconfig: "mirror/busybox:1", Kubectl: "mirror/kubectl:1", TalosCSRSigner: "mirror/signer:1"},

@@ -1,0 +1,35 @@
+package tenant
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/yaml"
+)
+
+// customConfigWarnings looks at the shape of an inline custom
+// AuthenticationConfiguration. The chart stores the text verbatim and
+// never reads it, so nothing here is an error; but kube-apiserver refuses
+// to start with a file that is not an AuthenticationConfiguration, or of
+// an API version its Kubernetes version does not load. Package oidc's
+// renderer validates the whole configuration as kube-apiserver does.
+func (s KubernetesSpec) customConfigWarnings(ws *problems) {
+	const f = "spec.oidc.customConfig.config"
+	var doc map[string]any
+	if err := yaml.Unmarshal([]byte(s.OIDC.CustomConfig.Config), &doc); err != nil || doc == nil {
+		ws.add(f, "K-customconfig-parse", ErrCustomConfigUnreadable, "not a YAML mapping; kube-apiserver would refuse to start")
+		return
+	}
+	kind, _ := doc["kind"].(string)
+	apiVersion, _ := doc["apiVersion"].(string)
+	if _, known := authnConfigSince[apiVersion]; !known || kind != "AuthenticationConfiguration" {
+		ws.add(f, "K-customconfig-parse", ErrCustomConfigUnreadable, fmt.Sprintf(
+			"apiVersion %q, kind %q: want an apiserver.config.k8s.io AuthenticationConfiguration; kube-apiserver would refuse to start", apiVersion, kind))
+		return
+	}
+	kv := string(orDefault(s.Version, DefaultVersion))
+	if loads, err := AuthenticationConfigLoads(kv, apiVersion); err == nil && !loads {
+		ws.add(f, "K-authn-version", ErrCustomConfigVersion, fmt.Sprintf(
+			"Kubernetes %s does not load %s (it is loaded from 1.%d); kube-apiserver would refuse to start — use %s",
+			kv, apiVersion, authnConfigSince[apiVersion], AuthenticationConfigV1Beta1))
+	}
+}

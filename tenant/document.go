@@ -1,0 +1,152 @@
+package tenant
+
+import (
+	"maps"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// checkDocument reports what only the document of a spec shows, not the
+// typed values: keys the schema requires that are missing or null, a ""
+// where only an absent key means the default, and quantities given as
+// fractional numbers. raw is the spec decoded as JSON (integers as int64);
+// path is its field path ("spec"). The rules come from the chart struct
+// tags of the model (see KubernetesSpec).
+func checkDocument(raw any, path string, ps *problems) {
+	walkDocument(raw, reflect.TypeFor[KubernetesSpec](), path, ps)
+}
+
+var (
+	quantityType = reflect.TypeFor[resource.Quantity]()
+	modelPkg     = reflect.TypeFor[KubernetesSpec]().PkgPath()
+)
+
+// walkDocument checks raw against t, one of the model's types.
+func walkDocument(raw any, t reflect.Type, path string, ps *problems) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if obj, ok := raw.(map[string]any); ok && t.PkgPath() == modelPkg {
+			walkStruct(obj, t, path, ps)
+		}
+	case reflect.Map:
+		if obj, ok := raw.(map[string]any); ok && t.Key().Kind() == reflect.String {
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
+				walkElement(obj[k], t.Elem(), path+"."+k, ps)
+			}
+		}
+	case reflect.Slice:
+		if list, ok := raw.([]any); ok {
+			for i, v := range list {
+				walkElement(v, t.Elem(), path+"["+strconv.Itoa(i)+"]", ps)
+			}
+		}
+	}
+}
+
+// walkElement checks a map value or list item: the schema types them
+// (objects for the model's structs), so null is not one.
+func walkElement(raw any, t reflect.Type, path string, ps *problems) {
+	et := t
+	for et.Kind() == reflect.Pointer {
+		et = et.Elem()
+	}
+	if raw == nil && et.Kind() == reflect.Struct && et.PkgPath() == modelPkg {
+		ps.add(path, "S-type", ErrMalformed, "null where the schema wants an object")
+		return
+	}
+	walkDocument(raw, t, path, ps)
+}
+
+// walkStruct checks the fields of one object of type t.
+func walkStruct(obj map[string]any, t reflect.Type, path string, ps *problems) {
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		field := path + "." + name
+		tag := parseChartTag(f.Tag.Get("chart"))
+		v, present := obj[name]
+		switch {
+		case !present:
+			if tag.missing != "" {
+				ps.add(field, tag.missing, ErrRequiredField, "the schema requires it and nothing supplies a default")
+			}
+		case v == nil:
+			switch {
+			case tag.null != "":
+				ps.add(field, tag.null, ErrNullValue, "Helm deletes the key and the chart has no value to render")
+			case tag.required:
+				ps.add(field, "S-null-required", ErrNullValue, "Helm deletes the key, which the schema requires")
+			}
+		case v == "" && tag.empty != "":
+			ps.addFE(emptyProblem(tag.empty, field))
+		case tag.opaque:
+		default:
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft == quantityType {
+				if n, ok := v.(float64); ok && n != math.Trunc(n) {
+					ps.add(field, "S-quantity", ErrMalformed, "a quantity is an integer or a string, not "+strconv.FormatFloat(n, 'g', -1, 64))
+				}
+				continue
+			}
+			walkDocument(v, f.Type, field, ps)
+		}
+	}
+}
+
+// chartTag is a parsed chart struct tag.
+type chartTag struct {
+	required, opaque     bool
+	missing, null, empty string
+}
+
+func parseChartTag(tag string) chartTag {
+	var ct chartTag
+	for _, part := range strings.Split(tag, ",") {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "required":
+			ct.required = true
+		case "opaque":
+			ct.opaque = true
+		case "missing":
+			ct.missing = v
+		case "null":
+			ct.null = v
+		case "empty":
+			ct.empty = v
+		}
+	}
+	return ct
+}
+
+// emptyProblem is the refusal of a present "" by rule.
+func emptyProblem(rule, field string) *FieldError {
+	switch rule {
+	case "T-maxunhealthy-format":
+		return maxUnhealthyProblem(field, "")
+	case "T-duration-positive":
+		return durationProblem(field, "")
+	}
+	return &FieldError{Field: field, Err: ErrInvalidValue, Rule: rule,
+		Detail: `"" is not in the schema's enum; only an absent key means the default`}
+}
+
+// addFE records a ready problem.
+func (p *problems) addFE(fe *FieldError) {
+	if fe != nil {
+		*p = append(*p, fe)
+	}
+}

@@ -1,0 +1,69 @@
+package tenant
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Defaults of the node health check and the autoscaler.
+const (
+	DefaultMaxUnhealthy         = "50%"
+	DefaultNodeStartupTimeout   = "20m"
+	DefaultReadyUnknownTimeout  = "5m"
+	DefaultReadyFalseTimeout    = "10m"
+	DefaultMaxNodeProvisionTime = "30m"
+)
+
+var (
+	maxUnhealthyCount   = regexp.MustCompile(`^[0-9]+$`)
+	maxUnhealthyPercent = regexp.MustCompile(`^[0-9]+%$`)
+	// positiveDuration is the chart's duration form: up to three segments
+	// of whole s, m or h, the first positive and at most 5 digits.
+	positiveDuration = regexp.MustCompile(`^[1-9][0-9]{0,4}[smh]([0-9]{1,5}[smh]){0,2}$`)
+)
+
+// validateHealth checks the MachineHealthCheck and autoscaler settings the
+// chart renders for every node group (md0 included when there are none):
+// each group's effective maxUnhealthy and the three durations.
+func (s KubernetesSpec) validateHealth(ps *problems) {
+	h := s.NodeHealthCheck
+	cluster := orDefault(h.MaxUnhealthy, DefaultMaxUnhealthy)
+	ps.addFE(maxUnhealthyProblem("spec.nodeHealthCheck.maxUnhealthy", cluster))
+	groups := s.EffectiveNodeGroups()
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
+		if v := groups[name].MaxUnhealthy; v != "" {
+			ps.addFE(maxUnhealthyProblem("spec.nodeGroups."+name+".maxUnhealthy", v))
+		}
+	}
+	for _, d := range []struct{ field, value, def string }{
+		{"spec.nodeHealthCheck.readyUnknownTimeout", h.ReadyUnknownTimeout, DefaultReadyUnknownTimeout},
+		{"spec.nodeHealthCheck.readyFalseTimeout", h.ReadyFalseTimeout, DefaultReadyFalseTimeout},
+		{"spec.maxNodeProvisionTime", s.MaxNodeProvisionTime, DefaultMaxNodeProvisionTime},
+	} {
+		ps.addFE(durationProblem(d.field, orDefault(d.value, d.def)))
+	}
+}
+
+// maxUnhealthyProblem refuses a maxUnhealthy that is neither a bare
+// integer nor an integer percentage, with the chart's message.
+func maxUnhealthyProblem(field, v string) *FieldError {
+	if strings.HasSuffix(v, "%") && maxUnhealthyPercent.MatchString(v) || !strings.HasSuffix(v, "%") && maxUnhealthyCount.MatchString(v) {
+		return nil
+	}
+	return &FieldError{Field: field, Err: ErrMaxUnhealthy, Rule: "T-maxunhealthy-format",
+		Detail: fmt.Sprintf("maxUnhealthy must be a bare integer (e.g. 0, 1) or an integer percentage (e.g. 50%%), got %q", v)}
+}
+
+// durationProblem refuses a duration outside the chart's form, with the
+// chart's message.
+func durationProblem(field, v string) *FieldError {
+	if positiveDuration.MatchString(v) {
+		return nil
+	}
+	name := field[strings.LastIndexByte(field, '.')+1:]
+	return &FieldError{Field: field, Err: ErrDuration, Rule: "T-duration-positive",
+		Detail: fmt.Sprintf("%s must be a whole number of s, m or h (e.g. 30m, 1h30m), got %q", name, v)}
+}
