@@ -116,6 +116,8 @@ type moveReport struct {
 	monitor  etcdrelocatetest.MonitorReport
 	complete bool
 	note     string
+	// steps are the library's steps, with their durations.
+	steps []etcdrelocate.StepResult
 }
 
 func (m moveReport) row() string {
@@ -157,7 +159,7 @@ func (te *tenantEnv) relocateUnderLoadWith(t testing.TB, name, member, target st
 	res, err := r.Execute(ctx, plan)
 	require.NoError(t, err)
 	time.Sleep(time.Second)
-	rep := moveReport{name: name, took: res.Duration, load: load.Stop(), monitor: mon.Stop(), complete: true}
+	rep := moveReport{name: name, took: res.Duration, load: load.Stop(), monitor: mon.Stop(), complete: true, steps: res.Steps}
 	for _, k := range []etcdrelocate.StepKind{etcdrelocate.StepWaitPod, etcdrelocate.StepCatchUp} {
 		if s := res.Step(k); s != nil {
 			rep.catchUp += s.Duration
@@ -312,7 +314,7 @@ func testRollback(t *testing.T, te *tenantEnv) {
 	require.NoError(t, err)
 	s := te.waitHealthy(t, r, "etcd-2")
 	target := te.freeNode(t, s)
-	plan, err := etcdrelocate.NewPlan(s, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: "etcd-2", TargetNode: target,
+	plan, err := etcdrelocate.PlanFor(s, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: "etcd-2", TargetNode: target,
 		Options: etcdrelocate.Options{SnapshotDir: t.TempDir()}})
 	require.NoError(t, err)
 	require.NoError(t, te.env.Cluster().Cordon(ctx, target))
@@ -434,7 +436,7 @@ func TestDocumentedProcedureRace(t *testing.T) {
 	lib := te.relocateUnderLoad(t, "library", "etcd-1", te.freeNode(t, s))
 	te.waitHealthy(t, r, "etcd-2")
 	doc, rep := te.replayDocumentedWith(t, "documented, 3 s plugin", "etcd-2",
-		etcdrelocatetest.DocumentedConfig{PluginLatency: 3 * time.Second, WaitTimeout: 45 * time.Second})
+		etcdrelocatetest.DocumentedConfig{PluginLatency: 3 * time.Second, WaitTimeout: 20 * time.Second, CallTimeout: 5 * time.Second})
 	t.Logf("same cluster, steady write load:\n%s\n%s\n%s", reportHeader, lib.row(), doc.row())
 	// Deterministic differences: the library never counts a member without
 	// its data as a voter; the documented voting add does.

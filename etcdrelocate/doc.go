@@ -132,7 +132,7 @@
 //
 // # Errors
 //
-// Preflight and NewPlan return a *PreflightError whose failures wrap the
+// Preflight and PlanFor return a *PreflightError whose failures wrap the
 // ErrX refusals (ErrTooFewVoters, ErrMemberDown, ErrLearnerPresent,
 // ErrAlarm, ErrTargetHasReplica, ErrUnknownLayout, ...). Execute returns a
 // *StepError naming the step that failed (the checkpoint stays; run Plan and

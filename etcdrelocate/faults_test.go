@@ -16,10 +16,10 @@ import (
 
 // stepKinds are the steps of a StatefulSet plan, in order.
 var stepKinds = []etcdrelocate.StepKind{
-	etcdrelocate.StepCheckpoint, etcdrelocate.StepSnapshot, etcdrelocate.StepMoveLeader, etcdrelocate.StepCordon,
+	etcdrelocate.StepCheckpoint, etcdrelocate.StepMoveLeader, etcdrelocate.StepSnapshot, etcdrelocate.StepCordon,
 	etcdrelocate.StepStopMember, etcdrelocate.StepRemoveMember, etcdrelocate.StepAddLearner, etcdrelocate.StepClaimOnTarget,
 	etcdrelocate.StepWaitPod, etcdrelocate.StepCatchUp, etcdrelocate.StepPromote, etcdrelocate.StepVerify,
-	etcdrelocate.StepUncordon, etcdrelocate.StepFinish,
+	etcdrelocate.StepReleaseVolume, etcdrelocate.StepUncordon, etcdrelocate.StepFinish,
 }
 
 // zeroTolerance reports whether the cluster has no fault tolerance after the
@@ -159,6 +159,9 @@ func TestRelocateExecutorKilledAtEveryStep(t *testing.T) {
 			require.ErrorIs(t, err, context.Canceled)
 			// A new executor: only the cluster state tells it where to go on.
 			fresh := te.relocator(t, nil)
+			before := te.observe(t, fresh)
+			require.NotNil(t, before.Checkpoint)
+			snapshotRecorded := before.Checkpoint.SnapshotPath != ""
 			plan, err = fresh.Plan(ctx, etcdrelocate.Request{Namespace: te.tenant.Namespace})
 			require.NoError(t, err)
 			require.True(t, plan.Resume)
@@ -174,11 +177,21 @@ func TestRelocateExecutorKilledAtEveryStep(t *testing.T) {
 			}
 			for _, done := range stepKinds[:i+1] {
 				switch done {
-				case etcdrelocate.StepCheckpoint, etcdrelocate.StepSnapshot, etcdrelocate.StepMoveLeader, etcdrelocate.StepStopMember,
+				case etcdrelocate.StepCheckpoint, etcdrelocate.StepMoveLeader, etcdrelocate.StepStopMember,
 					etcdrelocate.StepRemoveMember, etcdrelocate.StepAddLearner, etcdrelocate.StepPromote:
 					require.Contains(t, skipped, done, "step %s done before the crash was not recognised as done", done)
+				case etcdrelocate.StepSnapshot:
+					// The snapshot streams in the background: one the
+					// checkpoint records is not taken again; one the
+					// crash cut short is taken again.
+					if snapshotRecorded {
+						require.Contains(t, skipped, done, "the recorded snapshot was taken again")
+					} else {
+						require.NotContains(t, skipped, done, "no snapshot was recorded, yet it was skipped")
+					}
 				}
 			}
+			require.NotEmpty(t, res.SnapshotPath, "a snapshot was verified before the old volume went")
 			rows = append(rows, fmt.Sprintf("after %-16s resumed in %s, skipped %v", k, res.Duration.Round(100*time.Millisecond), skipped))
 		})
 	}

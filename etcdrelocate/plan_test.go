@@ -42,7 +42,7 @@ func TestPlanGolden(t *testing.T) {
 			s := etcdrelocatetest.NewState(t, tt.opts)
 			req := request(tt.member, etcdrelocatetest.NodeName(3))
 			req.Options.SnapshotDir = "/var/backups"
-			p, err := etcdrelocate.NewPlan(s, req)
+			p, err := etcdrelocate.PlanFor(s, req)
 			require.NoError(t, err)
 			golden(t, "plan-"+tt.name, p.String())
 		})
@@ -51,17 +51,17 @@ func TestPlanGolden(t *testing.T) {
 
 func TestPlanStatefulSetOrder(t *testing.T) {
 	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
-	p, err := etcdrelocate.NewPlan(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
+	p, err := etcdrelocate.PlanFor(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
 	require.NoError(t, err)
 	var kinds []etcdrelocate.StepKind
 	for _, st := range p.Steps {
 		kinds = append(kinds, st.Kind)
 	}
 	require.Equal(t, []etcdrelocate.StepKind{
-		etcdrelocate.StepCheckpoint, etcdrelocate.StepSnapshot, etcdrelocate.StepMoveLeader, etcdrelocate.StepCordon,
+		etcdrelocate.StepCheckpoint, etcdrelocate.StepMoveLeader, etcdrelocate.StepSnapshot, etcdrelocate.StepCordon,
 		etcdrelocate.StepStopMember, etcdrelocate.StepRemoveMember, etcdrelocate.StepAddLearner, etcdrelocate.StepClaimOnTarget,
 		etcdrelocate.StepWaitPod, etcdrelocate.StepCatchUp, etcdrelocate.StepPromote, etcdrelocate.StepVerify,
-		etcdrelocate.StepUncordon, etcdrelocate.StepFinish,
+		etcdrelocate.StepReleaseVolume, etcdrelocate.StepUncordon, etcdrelocate.StepFinish,
 	}, kinds)
 	require.Equal(t, 0, p.MinFaultTolerance)
 	require.Equal(t, "data-etcd-1", p.Member.PVC)
@@ -73,7 +73,7 @@ func TestPlanSkips(t *testing.T) {
 	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
 	req := request("etcd-1", etcdrelocatetest.NodeName(3))
 	req.Options.SkipSnapshot, req.Options.SkipCordon = true, true
-	p, err := etcdrelocate.NewPlan(s, req)
+	p, err := etcdrelocate.PlanFor(s, req)
 	require.NoError(t, err)
 	for _, k := range []etcdrelocate.StepKind{etcdrelocate.StepSnapshot, etcdrelocate.StepCordon, etcdrelocate.StepUncordon} {
 		require.Nil(t, p.Step(k), "step %s", k)
@@ -82,23 +82,23 @@ func TestPlanSkips(t *testing.T) {
 
 func TestPlanResumesFromCheckpoint(t *testing.T) {
 	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
-	first, err := etcdrelocate.NewPlan(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
+	first, err := etcdrelocate.PlanFor(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
 	require.NoError(t, err)
 	cp := etcdrelocate.CheckpointFor(first)
 	// The executor stopped after removing the member: etcd has two voters.
 	s.Members = append(s.Members[:1], s.Members[2:]...)
 	s.Checkpoint = cp
-	p, err := etcdrelocate.NewPlan(s, etcdrelocate.Request{Namespace: s.Namespace})
+	p, err := etcdrelocate.PlanFor(s, etcdrelocate.Request{Namespace: s.Namespace})
 	require.NoError(t, err)
 	require.True(t, p.Resume)
 	require.Equal(t, first.Member, withoutLeader(p.Member, first.Member.Leader))
 	require.Len(t, p.Steps, len(first.Steps))
 	// A request for another member is refused while the checkpoint exists.
-	_, err = etcdrelocate.NewPlan(s, request("etcd-2", etcdrelocatetest.NodeName(3)))
+	_, err = etcdrelocate.PlanFor(s, request("etcd-2", etcdrelocatetest.NodeName(3)))
 	require.ErrorIs(t, err, etcdrelocate.ErrRelocationInProgress)
 	// A rolled-back checkpoint is reported, not resumed.
 	cp.Phase = etcdrelocate.PhaseRolledBack
-	_, err = etcdrelocate.NewPlan(s, etcdrelocate.Request{Namespace: s.Namespace})
+	_, err = etcdrelocate.PlanFor(s, etcdrelocate.Request{Namespace: s.Namespace})
 	require.ErrorIs(t, err, etcdrelocate.ErrRolledBack)
 }
 
@@ -176,7 +176,7 @@ func TestPlansKeepQuorum(t *testing.T) {
 		for _, voters := range []int{3, 5, 7} {
 			for member := 0; member < voters; member++ {
 				s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{Layout: layout, Voters: voters})
-				p, err := etcdrelocate.NewPlan(s, request(s.Members[member].Label(), etcdrelocatetest.NodeName(voters)))
+				p, err := etcdrelocate.PlanFor(s, request(s.Members[member].Label(), etcdrelocatetest.NodeName(voters)))
 				require.NoError(t, err)
 				simulate(t, p)
 				require.Equal(t, etcdrelocate.FaultTolerance(voters-1, voters-1), p.MinFaultTolerance)
@@ -212,7 +212,7 @@ func FuzzPlanKeepsQuorum(f *testing.F) {
 		if flags&16 != 0 {
 			s.Alarms = []etcdrelocate.Alarm{{MemberID: s.Members[0].ID, Type: "NOSPACE"}}
 		}
-		p, err := etcdrelocate.NewPlan(s, req)
+		p, err := etcdrelocate.PlanFor(s, req)
 		if err != nil {
 			var pe *etcdrelocate.PreflightError
 			require.ErrorAs(t, err, &pe)

@@ -64,13 +64,13 @@ func New(cfg Config) (*Relocator, error) {
 }
 
 // Plan observes the cluster req names and returns the plan for req, or the
-// plan that resumes a relocation recorded in the cluster. See NewPlan.
+// plan that resumes a relocation recorded in the cluster. See PlanFor.
 func (r *Relocator) Plan(ctx context.Context, req Request) (*Plan, error) {
 	s, err := r.Observe(ctx, req.Namespace, req.cluster())
 	if err != nil {
 		return nil, err
 	}
-	return NewPlan(s, req)
+	return PlanFor(s, req)
 }
 
 // connector returns the etcd connector for a namespace.

@@ -53,6 +53,7 @@ func (x *run) stopMember(ctx context.Context) (string, bool, error) {
 	if state.done() {
 		return "the old pod is gone and its claim " + state.claim(), true, nil
 	}
+	tl := newTimeline()
 	ms, err := x.mem.list(ctx)
 	if err != nil {
 		return "", false, err
@@ -61,35 +62,22 @@ func (x *run) stopMember(ctx context.Context) (string, bool, error) {
 		if err := x.othersHealthy(ctx); err != nil {
 			return "", false, err
 		}
-		if _, err := moveLeaderAway(ctx, x.conn, x.mem, x.p.Member.ID, x.r.t.Membership); err != nil {
+		tl.mark("others healthy")
+		if _, err := x.mem.moveLeaderAway(ctx, x.p.Member.ID); err != nil {
 			return "", false, err
 		}
+		tl.mark("not leading")
 		x.res.RemovedAt = time.Now()
 	}
+	if err := x.retainVolume(ctx); err != nil {
+		return "", false, err
+	}
+	tl.mark("volume retained")
 	if err := x.holdAndDelete(ctx, x.p.Member.PVCUID, x.p.Member.PodUID); err != nil {
 		return "", false, err
 	}
-	return fmt.Sprintf("pod %s deleted, claim %s deleted and held", x.p.Member.Pod, x.p.Member.PVC), false, nil
-}
-
-// deleteRetainedVolume deletes the old volume if its reclaim policy keeps
-// it (Retain) and it still refers to the old claim. With Delete the
-// provisioner removes it.
-func (x *run) deleteRetainedVolume(ctx context.Context) string {
-	if x.p.Member.PV == "" {
-		return ""
-	}
-	pvs := x.r.cfg.Kube.CoreV1().PersistentVolumes()
-	pv, err := pvs.Get(ctx, x.p.Member.PV, metav1.GetOptions{})
-	if err != nil || pv.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimRetain ||
-		pv.Spec.ClaimRef == nil || string(pv.Spec.ClaimRef.UID) != x.p.Member.PVCUID {
-		return ""
-	}
-	if err := pvs.Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
-		x.r.log.Warn("could not delete the old retained volume", "pv", pv.Name, "err", err)
-		return ""
-	}
-	return "; retained volume " + pv.Name + " deleted"
+	tl.mark("pod gone")
+	return fmt.Sprintf("pod %s deleted, claim %s deleted and held; %s", x.p.Member.Pod, x.p.Member.PVC, tl), false, nil
 }
 
 // claimOnTarget makes sure the member's claim will be provisioned on, or
@@ -118,7 +106,7 @@ func (x *run) claimOnTarget(ctx context.Context) (string, bool, error) {
 		if ok, err := x.releaseHeld(ctx); err != nil {
 			return "", false, err
 		} else if ok {
-			released = "released the old claim" + x.deleteRetainedVolume(ctx) + "; "
+			released = "released the old claim; "
 		}
 	}
 	err = retry(ctx, x.r.t.Pod, "claim on the target node", func(ctx context.Context) (bool, error) {
@@ -332,16 +320,19 @@ func (x *run) freeVolume(ctx context.Context, class string, claim *corev1.Persis
 }
 
 // waitPod waits until the member's pod runs on the target node and answers
-// Status as the new member, of the same cluster.
+// Status as the new member, of the same cluster. It wakes on every event of
+// the pod. etcd serves clients only once it has joined and applied the data
+// the leader sent, so the Status call on the running pod is given the full
+// call timeout: it returns the moment the member starts serving.
 func (x *run) waitPod(ctx context.Context) (string, bool, error) {
 	pods := x.r.cfg.Kube.CoreV1().Pods(x.p.Namespace)
 	var msg string
 	var nudged time.Time
-	err := retry(ctx, x.r.t.Pod, "pod "+x.p.Member.Pod+" on "+x.p.TargetNode, func(ctx context.Context) (bool, error) {
+	tl := newTimeline()
+	wake, stop := wakeOn(ctx, x.podWatch())
+	defer stop()
+	err := retryWake(ctx, x.r.t.Pod, "pod "+x.p.Member.Pod+" on "+x.p.TargetNode, wake, func(ctx context.Context) (bool, error) {
 		pod, err := pods.Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
-		if err == nil {
-			x.r.log.Debug("waiting for the pod", "uid", pod.UID, "node", pod.Spec.NodeName, "phase", pod.Status.Phase)
-		}
 		switch {
 		case apierrors.IsNotFound(err):
 			// The StatefulSet controller may be backing off after the
@@ -355,16 +346,24 @@ func (x *run) waitPod(ctx context.Context) (string, bool, error) {
 			return false, keepTrying{err}
 		case string(pod.UID) == x.p.Member.PodUID:
 			return false, keepTrying{errors.New("the old pod is still present")}
+		}
+		tl.mark("pod created")
+		switch {
 		case pod.Spec.NodeName == "":
 			return false, keepTrying{errors.New("the pod is not scheduled yet")}
 		case pod.Spec.NodeName != x.p.TargetNode:
 			return false, fmt.Errorf("pod %s: %w (%s)", pod.Name, errMisplaced, pod.Spec.NodeName)
 		}
+		tl.mark("scheduled")
+		if pod.Status.Phase != corev1.PodRunning {
+			return false, keepTrying{fmt.Errorf("the pod is %s", pod.Status.Phase)}
+		}
+		tl.mark("running")
 		m, _, err := x.learnerID(ctx)
 		if err != nil {
 			return false, err
 		}
-		st, err := x.memberStatus(ctx, m)
+		st, err := x.memberStatusWithin(ctx, m, x.r.t.Call)
 		if err != nil {
 			x.r.log.Debug("the new member does not answer yet", "err", err)
 			return false, keepTrying{err}
@@ -375,7 +374,8 @@ func (x *run) waitPod(ctx context.Context) (string, bool, error) {
 		if x.p.ClusterID != 0 && st.ClusterID != x.p.ClusterID {
 			return false, fmt.Errorf("%w: the new pod reports cluster %s, not %s", ErrUnexpectedMember, FormatID(st.ClusterID), FormatID(x.p.ClusterID))
 		}
-		msg = fmt.Sprintf("pod %s runs on %s as member %s (learner=%t)", pod.Name, pod.Spec.NodeName, FormatID(m.ID), st.IsLearner)
+		tl.mark("serving")
+		msg = fmt.Sprintf("pod %s runs on %s as member %s (learner=%t); %s", pod.Name, pod.Spec.NodeName, FormatID(m.ID), st.IsLearner, tl)
 		return true, nil
 	})
 	if errors.Is(err, errMisplaced) {
@@ -388,6 +388,32 @@ func (x *run) waitPod(ctx context.Context) (string, bool, error) {
 		return x.waitPod(ctx)
 	}
 	return msg, false, err
+}
+
+// timeline records when each phase of a wait was first seen.
+type timeline struct {
+	start time.Time
+	names []string
+	at    []time.Duration
+}
+
+func newTimeline() *timeline { return &timeline{start: time.Now()} }
+
+// mark records phase name the first time it is seen.
+func (t *timeline) mark(name string) {
+	if slices.Contains(t.names, name) {
+		return
+	}
+	t.names = append(t.names, name)
+	t.at = append(t.at, time.Since(t.start))
+}
+
+func (t *timeline) String() string {
+	parts := make([]string, len(t.names))
+	for i, n := range t.names {
+		parts[i] = fmt.Sprintf("%s +%s", n, t.at[i].Round(10*time.Millisecond))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // relocateAgain undoes a misplaced start: it removes the new learner (a

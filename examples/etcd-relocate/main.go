@@ -148,7 +148,7 @@ func (o *options) relocate(ctx context.Context, r *etcdrelocate.Relocator, req e
 		return nil, examplecli.WithCode(examplecli.ExitUnavailable, fmt.Errorf("observe %s/%s: %w", req.Namespace, req.Cluster, err))
 	}
 	printMembers(o.out, s)
-	plan, err := etcdrelocate.NewPlan(s, req)
+	plan, err := etcdrelocate.PlanFor(s, req)
 	var pe *etcdrelocate.PreflightError
 	if errors.As(err, &pe) {
 		fmt.Fprintln(o.out, "\nRefused:")
