@@ -11,7 +11,7 @@ import (
 )
 
 func sampleCheckpoint(t testing.TB) *etcdrelocate.Checkpoint {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
 	p, err := etcdrelocate.PlanFor(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
 	require.NoError(t, err)
 	cp := etcdrelocate.CheckpointFor(p)

@@ -12,7 +12,7 @@ import (
 // a dry run. Here the state is built by hand; Relocator.Plan observes a real
 // cluster.
 func ExamplePlanFor() {
-	s, _ := etcdrelocatetest.BuildState(etcdrelocatetest.StateOptions{})
+	s, _ := etcdrelocatetest.NewState(etcdrelocatetest.StateOptions{})
 	plan, err := etcdrelocate.PlanFor(s, etcdrelocate.Request{
 		Namespace: s.Namespace, Member: "etcd-1", TargetNode: "node-d",
 	})
@@ -43,7 +43,7 @@ func ExamplePlanFor() {
 
 // Preflight lists every reason to refuse; branch on them with errors.Is.
 func ExamplePreflight() {
-	s, _ := etcdrelocatetest.BuildState(etcdrelocatetest.StateOptions{Voters: 2})
+	s, _ := etcdrelocatetest.NewState(etcdrelocatetest.StateOptions{Voters: 2})
 	s.Alarms = []etcdrelocate.Alarm{{MemberID: s.Members[0].ID, Type: "NOSPACE"}}
 	err := etcdrelocate.Preflight(s, etcdrelocate.Request{Namespace: s.Namespace, Member: "etcd-1", TargetNode: "node-a"})
 	fmt.Println(errors.Is(err, etcdrelocate.ErrTooFewVoters), errors.Is(err, etcdrelocate.ErrAlarm), errors.Is(err, etcdrelocate.ErrTargetHasReplica))

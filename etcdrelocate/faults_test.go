@@ -11,6 +11,7 @@ import (
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
+	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/internal/localenv/etcdlayout"
 )
 
@@ -21,6 +22,11 @@ var stepKinds = []etcdrelocate.StepKind{
 	etcdrelocate.StepWaitPod, etcdrelocate.StepCatchUp, etcdrelocate.StepPromote, etcdrelocate.StepVerify,
 	etcdrelocate.StepReleaseVolume, etcdrelocate.StepUncordon, etcdrelocate.StepFinish,
 }
+
+// quickRestarts lowers the simulated kubelet's restart back-off: the
+// members killed here are killed again and again, and a back-off grown to
+// its 30s cap would make the test wait for restarts rather than relocate.
+func quickRestarts(cc *localenv.ClusterConfig) { cc.RestartBackoff = 200 * time.Millisecond }
 
 // zeroTolerance reports whether the cluster has no fault tolerance after the
 // step (the member is out and its replacement not yet a voter).
@@ -69,9 +75,10 @@ func (te *tenantEnv) victim(t testing.TB, r *etcdrelocate.Relocator, member stri
 // relocation completes, that quorum is lost only where a second failure hits
 // the zero-tolerance window, and that no acknowledged write is lost.
 func TestRelocateMemberKilledAtEveryStep(t *testing.T) {
-	te := startTenant(t, etcdlayout.Config{Tenant: "faults"})
+	t.Parallel()
+	te := startTenant(t, etcdlayout.Config{Tenant: "faults"}, quickRestarts)
 	cli := te.client(t)
-	load := etcdrelocatetest.StartLoad(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/faults/"})
+	load := etcdrelocatetest.StartLoadT(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/faults/"})
 	r := te.relocator(t, nil)
 	member := "etcd-1"
 	var rows []string
@@ -81,7 +88,7 @@ func TestRelocateMemberKilledAtEveryStep(t *testing.T) {
 			defer cancel()
 			s := te.waitHealthy(t, r, member)
 			target := te.freeNode(t, s)
-			mon := etcdrelocatetest.StartMonitor(t, te.client(t), etcdrelocatetest.MonitorConfig{})
+			mon := etcdrelocatetest.StartMonitorT(t, te.client(t), etcdrelocatetest.MonitorConfig{})
 			var killed string
 			var losesQuorum bool
 			rr := te.relocator(t, func(e etcdrelocate.Event) {
@@ -118,7 +125,7 @@ func TestRelocateMemberKilledAtEveryStep(t *testing.T) {
 		})
 	}
 	rep := load.Stop()
-	load.Verify(t, context.Background(), cli)
+	load.CheckT(t, context.Background(), cli)
 	t.Logf("kill -9 at every step boundary; load: %d writes acknowledged (all readable), %d failed, longest gap %s\n%s",
 		rep.Acked, rep.Failed, rep.LongestGap, joinLines(rows))
 }
@@ -128,9 +135,10 @@ func TestRelocateMemberKilledAtEveryStep(t *testing.T) {
 // fresh one that knows nothing but the cluster state: it must resume from
 // the checkpoint and complete, with no acknowledged write lost.
 func TestRelocateExecutorKilledAtEveryStep(t *testing.T) {
+	t.Parallel()
 	te := startTenant(t, etcdlayout.Config{Tenant: "crash"})
 	cli := te.client(t)
-	load := etcdrelocatetest.StartLoad(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/crash/"})
+	load := etcdrelocatetest.StartLoadT(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/crash/"})
 	r := te.relocator(t, nil)
 	member := "etcd-1"
 	var rows []string
@@ -196,7 +204,7 @@ func TestRelocateExecutorKilledAtEveryStep(t *testing.T) {
 		})
 	}
 	rep := load.Stop()
-	load.Verify(t, context.Background(), cli)
+	load.CheckT(t, context.Background(), cli)
 	t.Logf("executor stopped at every step boundary and resumed by a fresh one; load: %d writes acknowledged (all readable), %d failed\n%s",
 		rep.Acked, rep.Failed, joinLines(rows))
 }

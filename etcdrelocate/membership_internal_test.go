@@ -101,6 +101,7 @@ func unusedPeerURL(t *testing.T) string {
 // a real learner process, leadership transfer, alarms, HashKV and
 // snapshots.
 func TestMembershipAgainstEtcd(t *testing.T) {
+	t.Parallel()
 	f := newEtcdFixture(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -39,7 +39,7 @@ func TestPlanGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := etcdrelocatetest.NewState(t, tt.opts)
+			s := etcdrelocatetest.NewStateT(t, tt.opts)
 			req := request(tt.member, etcdrelocatetest.NodeName(3))
 			req.Options.SnapshotDir = "/var/backups"
 			p, err := etcdrelocate.PlanFor(s, req)
@@ -50,7 +50,7 @@ func TestPlanGolden(t *testing.T) {
 }
 
 func TestPlanStatefulSetOrder(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
 	p, err := etcdrelocate.PlanFor(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
 	require.NoError(t, err)
 	var kinds []etcdrelocate.StepKind
@@ -70,7 +70,7 @@ func TestPlanStatefulSetOrder(t *testing.T) {
 }
 
 func TestPlanSkips(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
 	req := request("etcd-1", etcdrelocatetest.NodeName(3))
 	req.Options.SkipSnapshot, req.Options.SkipCordon = true, true
 	p, err := etcdrelocate.PlanFor(s, req)
@@ -81,7 +81,7 @@ func TestPlanSkips(t *testing.T) {
 }
 
 func TestPlanResumesFromCheckpoint(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
 	first, err := etcdrelocate.PlanFor(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
 	require.NoError(t, err)
 	cp := etcdrelocate.CheckpointFor(first)
@@ -175,7 +175,7 @@ func TestPlansKeepQuorum(t *testing.T) {
 	for _, layout := range []etcdrelocate.Layout{etcdrelocate.LayoutStatefulSet, etcdrelocate.LayoutEtcdMember, etcdrelocate.LayoutMigrated} {
 		for _, voters := range []int{3, 5, 7} {
 			for member := 0; member < voters; member++ {
-				s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{Layout: layout, Voters: voters})
+				s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{Layout: layout, Voters: voters})
 				p, err := etcdrelocate.PlanFor(s, request(s.Members[member].Label(), etcdrelocatetest.NodeName(voters)))
 				require.NoError(t, err)
 				simulate(t, p)
@@ -195,7 +195,7 @@ func FuzzPlanKeepsQuorum(f *testing.F) {
 	f.Add(uint8(4), uint8(0), uint8(0), uint8(0), uint8(0x10))
 	f.Fuzz(func(t *testing.T, voters, member, leader, layout, flags uint8) {
 		n := 1 + int(voters%9)
-		s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{
+		s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{
 			Voters: n, Leader: int(leader) % n, Layout: etcdrelocate.Layout(1 + layout%3),
 		})
 		req := request(s.Members[int(member)%n].Label(), etcdrelocatetest.NodeName(n+int(flags>>6)%2))

@@ -109,7 +109,7 @@ func TestPreflightRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := etcdrelocatetest.NewState(t, tt.opts)
+			s := etcdrelocatetest.NewStateT(t, tt.opts)
 			req := request("etcd-1", etcdrelocatetest.NodeName(3))
 			if tt.edit != nil {
 				tt.edit(s, &req)
@@ -132,14 +132,14 @@ func TestPreflightRefusals(t *testing.T) {
 // A hash that could not be taken is reported as not observed, never as a
 // mismatch; a real mismatch is never reported as not observed.
 func TestPreflightHashNotObservedIsNoMismatch(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
 	s.Members[1].HashOK, s.Members[1].HashError = false, "rpc error: code = Unavailable"
 	err := etcdrelocate.Preflight(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
 	require.ErrorIs(t, err, etcdrelocate.ErrNotObserved)
 	require.NotErrorIs(t, err, etcdrelocate.ErrHashMismatch)
 	require.ErrorContains(t, err, "Unavailable")
 
-	s = etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
+	s = etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
 	s.Members[1].Hash++
 	err = etcdrelocate.Preflight(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
 	require.ErrorIs(t, err, etcdrelocate.ErrHashMismatch)
@@ -149,14 +149,14 @@ func TestPreflightHashNotObservedIsNoMismatch(t *testing.T) {
 func TestPreflightAccepts(t *testing.T) {
 	for _, layout := range []etcdrelocate.Layout{etcdrelocate.LayoutStatefulSet, etcdrelocate.LayoutEtcdMember, etcdrelocate.LayoutMigrated} {
 		for _, voters := range []int{3, 5} {
-			s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{Layout: layout, Voters: voters})
+			s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{Layout: layout, Voters: voters})
 			require.NoError(t, etcdrelocate.Preflight(s, request("etcd-1", etcdrelocatetest.NodeName(voters))), "%s, %d voters", layout, voters)
 		}
 	}
 }
 
 func TestPreflightVersionHazardSkipped(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{Version: "3.5.12"})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{Version: "3.5.12"})
 	req := request("etcd-1", etcdrelocatetest.NodeName(3))
 	req.Options.SkipVersionHazard = true
 	p, err := etcdrelocate.PlanFor(s, req)
@@ -166,7 +166,7 @@ func TestPreflightVersionHazardSkipped(t *testing.T) {
 }
 
 func TestPreflightListsEveryFailure(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{Voters: 2})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{Voters: 2})
 	s.Alarms = []etcdrelocate.Alarm{{MemberID: 1, Type: "CORRUPT"}}
 	err := etcdrelocate.Preflight(s, request("etcd-1", etcdrelocatetest.NodeName(1)))
 	for _, want := range []error{etcdrelocate.ErrTooFewVoters, etcdrelocate.ErrAlarm, etcdrelocate.ErrTargetNode} {
@@ -175,7 +175,7 @@ func TestPreflightListsEveryFailure(t *testing.T) {
 }
 
 func TestFindMember(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
 	for _, ref := range []string{"etcd-1", etcdrelocate.FormatID(etcdrelocatetest.MemberID(1))} {
 		m := s.FindMember(ref)
 		require.NotNil(t, m, ref)
