@@ -17,7 +17,7 @@ import (
 )
 
 // errMisplaced reports a new claim or pod on another node than the target.
-var errMisplaced = errors.New("placed on the wrong node")
+var errMisplaced = errors.New("etcdrelocate: placed on the wrong node")
 
 // uidOf returns the UID of the named pod or claim, "" if it does not exist.
 func (x *run) uids(ctx context.Context) (pvcUID, podUID string, err error) {
