@@ -104,6 +104,10 @@
 // Waits on Kubernetes objects wake on their watch events; waits on etcd
 // poll (from 50 ms, backing off to 500 ms). The snapshot is the one piece
 // of work that runs alongside the steps; a cancelled Execute cancels it.
+// Streaming it costs about as much as the learner's catch-up; overlapping
+// the two keeps the whole move near twice the catch-up, but loads the
+// cluster while it has no fault tolerance. Options.SnapshotFirst takes it
+// before the member stops instead.
 //
 // # The algorithm (v1alpha2 layouts)
 //

@@ -203,7 +203,7 @@ func (p *Plan) build() {
 	}
 	add(StepMoveLeader, effectNone, lead, "the transferee is a healthy voter", fmt.Sprintf("two members agree the leader is not %s", m.label()))
 	if !p.Options.SkipSnapshot {
-		if p.Layout.operatorManaged() {
+		if p.snapshotFirst() {
 			add(StepSnapshot, effectNone, fmt.Sprintf("stream a snapshot from a healthy voter other than %s to %s", m.label(), p.snapshotDir()),
 				"the source voter is healthy", "the snapshot is non-empty and its sha256 trailer verifies")
 		} else {
@@ -224,7 +224,7 @@ func (p *Plan) build() {
 		"the new member is a voter", "all of the above")
 	if !p.Layout.operatorManaged() {
 		act := "delete the old volume, kept since stop-member (reclaim policy back to Delete, so its provisioner reclaims it)"
-		if !p.Options.SkipSnapshot {
+		if !p.Options.SkipSnapshot && !p.snapshotFirst() {
 			act = "wait for the snapshot to verify (take it now if it failed), then " + act
 		}
 		add(StepReleaseVolume, effectNone, act, "verify passed", "the snapshot is recorded; the old volume is gone or being reclaimed")
@@ -304,6 +304,10 @@ func (m MemberRef) label() string {
 	}
 	return FormatID(m.ID)
 }
+
+// snapshotFirst reports whether the snapshot completes before anything
+// changes (always in the operator-managed layouts).
+func (p *Plan) snapshotFirst() bool { return p.Options.SnapshotFirst || p.Layout.operatorManaged() }
 
 func (p *Plan) snapshotDir() string {
 	if p.Options.SnapshotDir != "" {

@@ -69,6 +69,20 @@ func TestPlanStatefulSetOrder(t *testing.T) {
 	require.False(t, p.Member.Leader)
 }
 
+func TestPlanSnapshotFirst(t *testing.T) {
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
+	req := request("etcd-1", etcdrelocatetest.NodeName(3))
+	p, err := etcdrelocate.PlanFor(s, req)
+	require.NoError(t, err)
+	require.Contains(t, p.Step(etcdrelocate.StepSnapshot).Action, "while the member moves")
+	require.Contains(t, p.Step(etcdrelocate.StepReleaseVolume).Action, "wait for the snapshot")
+	req.Options.SnapshotFirst = true
+	p, err = etcdrelocate.PlanFor(s, req)
+	require.NoError(t, err)
+	require.NotContains(t, p.Step(etcdrelocate.StepSnapshot).Action, "while the member moves")
+	require.NotContains(t, p.Step(etcdrelocate.StepReleaseVolume).Action, "wait for the snapshot")
+}
+
 func TestPlanSkips(t *testing.T) {
 	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
 	req := request("etcd-1", etcdrelocatetest.NodeName(3))

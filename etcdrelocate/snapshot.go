@@ -120,8 +120,9 @@ func startSnapshot(ctx context.Context, conn *connector, endpoint, dir, name, sr
 // streams in the background while the member moves: the old member's volume
 // is kept (reclaim policy Retain) until release-volume, which deletes it
 // only once the snapshot has verified, so the data always exists in a form
-// outside the cluster's voters. In the v1alpha2 layouts the operator
-// deletes the old claim, so the snapshot completes before anything changes.
+// outside the cluster's voters. With Options.SnapshotFirst, and in the
+// v1alpha2 layouts (the operator deletes the old claim), the snapshot
+// completes before anything changes.
 func (x *run) snapshot(ctx context.Context) (string, bool, error) {
 	if x.cp.SnapshotPath != "" {
 		x.res.SnapshotPath = x.cp.SnapshotPath
@@ -136,7 +137,7 @@ func (x *run) snapshot(ctx context.Context) (string, bool, error) {
 		dir = defaultSnapshotDir()
 	}
 	name := snapshotName(x.p)
-	if !x.p.Layout.operatorManaged() {
+	if !x.p.snapshotFirst() {
 		x.snap = startSnapshot(x.bg, x.conn, src.ClientURLs[0], dir, name, memberLabel(src))
 		return fmt.Sprintf("streaming from %s to %s in the background; the old volume stays until it verifies", memberLabel(src), dir), false, nil
 	}

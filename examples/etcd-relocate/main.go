@@ -54,6 +54,7 @@ type options struct {
 	direct       bool
 	snapshotDir  string
 	skipSnapshot bool
+	snapFirst    bool
 	skipVersion  bool
 	timeout      time.Duration
 }
@@ -87,6 +88,7 @@ through the move.`,
 	f.BoolVar(&o.direct, "direct", false, "with --kubeconfig: dial members by their pod DNS names instead of a port-forward")
 	f.StringVar(&o.snapshotDir, "snapshot-dir", "", "where to write the snapshot taken during the move (default: the temporary directory)")
 	f.BoolVar(&o.skipSnapshot, "skip-snapshot", false, "do not take a snapshot (the old volume is still kept until the new member is verified)")
+	f.BoolVar(&o.snapFirst, "snapshot-first", false, "take the snapshot before the member stops instead of while it moves (slower; keeps the snapshot's load out of the window without fault tolerance)")
 	f.BoolVar(&o.skipVersion, "skip-version-hazard", false,
 		"proceed on etcd 3.5.1-3.5.19 (Cozystack <= v1.5 runs 3.5.12), whose learner promotion is saved in the v2 store only (etcd #19557); upgrade to 3.5.26+ before 3.6")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up after this long")
@@ -137,7 +139,8 @@ func (o *options) relocator(dial etcdrelocate.DialFunc) (*etcdrelocate.Relocator
 // relocate observes, plans (printing the plan), and unless --dry-run
 // executes and prints the verification.
 func (o *options) relocate(ctx context.Context, r *etcdrelocate.Relocator, req etcdrelocate.Request) (*etcdrelocate.Result, error) {
-	req.Options = etcdrelocate.Options{SnapshotDir: o.snapshotDir, SkipSnapshot: o.skipSnapshot, SkipVersionHazard: o.skipVersion}
+	req.Options = etcdrelocate.Options{SnapshotDir: o.snapshotDir, SkipSnapshot: o.skipSnapshot, SnapshotFirst: o.snapFirst,
+		SkipVersionHazard: o.skipVersion}
 	s, err := r.Observe(ctx, req.Namespace, req.Cluster)
 	if err != nil {
 		return nil, examplecli.WithCode(examplecli.ExitUnavailable, fmt.Errorf("observe %s/%s: %w", req.Namespace, req.Cluster, err))
