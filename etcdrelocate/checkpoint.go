@@ -56,6 +56,10 @@ type Checkpoint struct {
 	OriginalAffinity string `json:"originalAffinity,omitempty"`
 	// SnapshotPath is where the snapshot went, "" if none was taken.
 	SnapshotPath string `json:"snapshotPath,omitempty"`
+	// RetainedVolume is the old member's volume whose reclaim policy this
+	// relocation set to Retain, so that its data outlives the old claim
+	// until release-volume; "" if none.
+	RetainedVolume string `json:"retainedVolume,omitempty"`
 	// Options are the request's options.
 	Options Options `json:"options"`
 	// Phase is "running" or "rolled-back".

@@ -11,8 +11,8 @@ import (
 )
 
 func sampleCheckpoint(t testing.TB) *etcdrelocate.Checkpoint {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
-	p, err := etcdrelocate.NewPlan(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
+	p, err := etcdrelocate.PlanFor(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
 	require.NoError(t, err)
 	cp := etcdrelocate.CheckpointFor(p)
 	cp.Started = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)

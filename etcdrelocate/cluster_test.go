@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
@@ -26,11 +28,17 @@ type tenantEnv struct {
 	tenant *etcdlayout.Tenant
 }
 
-func startTenant(t testing.TB, cfg etcdlayout.Config) *tenantEnv {
+// startTenant starts the environment and the tenant etcd; opts adjust the
+// simulated cluster.
+func startTenant(t testing.TB, cfg etcdlayout.Config, opts ...func(*localenv.ClusterConfig)) *tenantEnv {
 	t.Helper()
-	env := localenv.StartT(t, localenv.Config{Cluster: &localenv.ClusterConfig{
+	cc := &localenv.ClusterConfig{
 		Nodes: []localenv.NodeConfig{{Name: "node-a"}, {Name: "node-b"}, {Name: "node-c"}, {Name: "node-d"}},
-	}})
+	}
+	for _, o := range opts {
+		o(cc)
+	}
+	env := localenv.StartT(t, localenv.Config{Cluster: cc})
 	ctx := context.Background()
 	// Keep node-c free while the members are placed.
 	require.NoError(t, env.Cluster().Cordon(ctx, "node-c"))
@@ -116,6 +124,8 @@ type moveReport struct {
 	monitor  etcdrelocatetest.MonitorReport
 	complete bool
 	note     string
+	// steps are the library's steps, with their durations.
+	steps []etcdrelocate.StepResult
 }
 
 func (m moveReport) row() string {
@@ -144,9 +154,9 @@ func (te *tenantEnv) relocateUnderLoadWith(t testing.TB, name, member, target st
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cli := te.client(t)
-	load := etcdrelocatetest.StartLoad(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/load/" + name + "/"})
-	mon := etcdrelocatetest.StartMonitor(t, te.client(t), etcdrelocatetest.MonitorConfig{})
-	time.Sleep(time.Second)
+	load := etcdrelocatetest.StartLoadT(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/load/" + name + "/"})
+	mon := etcdrelocatetest.StartMonitorT(t, te.client(t), etcdrelocatetest.MonitorConfig{})
+	time.Sleep(300 * time.Millisecond)
 	r := te.relocator(t, func(e etcdrelocate.Event) {
 		if e.Phase != etcdrelocate.EventStarted {
 			t.Logf("%s: step %2d/%d %-16s %-8s %s (%s)", name, e.Index+1, e.Total, e.Step, e.Phase, e.Message, e.Elapsed.Round(time.Millisecond))
@@ -156,21 +166,37 @@ func (te *tenantEnv) relocateUnderLoadWith(t testing.TB, name, member, target st
 	require.NoError(t, err)
 	res, err := r.Execute(ctx, plan)
 	require.NoError(t, err)
-	time.Sleep(time.Second)
-	rep := moveReport{name: name, took: res.Duration, load: load.Stop(), monitor: mon.Stop(), complete: true}
+	time.Sleep(300 * time.Millisecond)
+	rep := moveReport{name: name, took: res.Duration, load: load.Stop(), monitor: mon.Stop(), complete: true, steps: res.Steps}
 	for _, k := range []etcdrelocate.StepKind{etcdrelocate.StepWaitPod, etcdrelocate.StepCatchUp} {
 		if s := res.Step(k); s != nil {
 			rep.catchUp += s.Duration
 		}
 	}
-	load.Verify(t, ctx, cli)
+	load.CheckT(t, ctx, cli)
 	require.Equal(t, target, te.podNode(t, member))
+	te.requireOldVolumeReleased(t, plan)
 	require.NotNil(t, res.Verification)
 	require.Empty(t, res.Verification.Problems)
 	t.Logf("%s: relocated %s to %s in %s; %d writes acknowledged, %d failed, longest gap %s; min fault tolerance %d, %s at ≤0\n%s",
 		name, member, target, res.Duration.Round(time.Millisecond), rep.load.Acked, rep.load.Failed, rep.load.LongestGap,
 		rep.monitor.MinFaultTolerance, rep.monitor.AtZero, res.Verification)
 	return rep
+}
+
+// requireOldVolumeReleased checks that a finished relocation let the old
+// member's volume go: it is gone, recycled for another claim, or back to
+// reclaim policy Delete.
+func (te *tenantEnv) requireOldVolumeReleased(t testing.TB, plan *etcdrelocate.Plan) {
+	t.Helper()
+	pv, err := te.tenant.Kube().CoreV1().PersistentVolumes().Get(context.Background(), plan.Member.PV, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return
+	}
+	require.NoError(t, err)
+	if pv.Spec.ClaimRef != nil && string(pv.Spec.ClaimRef.UID) == plan.Member.PVCUID {
+		require.Equal(t, corev1.PersistentVolumeReclaimDelete, pv.Spec.PersistentVolumeReclaimPolicy, "old volume %s still retained", pv.Name)
+	}
 }
 
 // replayDocumented runs the documented shell procedure on member with the
@@ -187,8 +213,8 @@ func (te *tenantEnv) replayDocumentedWith(t testing.TB, name, member string, cfg
 	defer cancel()
 	from := te.podNode(t, member)
 	cli := te.client(t)
-	load := etcdrelocatetest.StartLoad(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/load/" + name + "/"})
-	mon := etcdrelocatetest.StartMonitor(t, te.client(t), etcdrelocatetest.MonitorConfig{Interval: 100 * time.Millisecond})
+	load := etcdrelocatetest.StartLoadT(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/load/" + name + "/"})
+	mon := etcdrelocatetest.StartMonitorT(t, te.client(t), etcdrelocatetest.MonitorConfig{Interval: 100 * time.Millisecond})
 	time.Sleep(time.Second)
 	require.NoError(t, te.env.Cluster().Cordon(ctx, from))
 	cfg.Kube, cfg.Namespace, cfg.Member = te.tenant.Kube(), te.tenant.Namespace, member
@@ -219,7 +245,7 @@ func (te *tenantEnv) replayDocumentedWith(t testing.TB, name, member string, cfg
 		notes = append(notes, fmt.Sprintf("'member count is unequal' x%d", n))
 	}
 	rep.note = strings.Join(notes, ", ")
-	load.Verify(t, ctx, cli)
+	load.CheckT(t, ctx, cli)
 	if s, err := te.relocator(t, nil).Observe(ctx, te.tenant.Namespace, "etcd"); err == nil {
 		for _, m := range s.Members {
 			line := fmt.Sprintf("%s: member %s %s learner=%t", name, m.Label(), etcdrelocate.FormatID(m.ID), m.IsLearner)
@@ -254,6 +280,7 @@ func (te *tenantEnv) logCount(t testing.TB, pod, msg string) int {
 // documented shell procedure on the same cluster as the baseline, and
 // checks the refusals on the real cluster.
 func TestRelocateStatefulSet(t *testing.T) {
+	t.Parallel()
 	te := startTenant(t, etcdlayout.Config{})
 	r := te.relocator(t, nil)
 	s := te.observe(t, r)
@@ -308,11 +335,11 @@ func testRollback(t *testing.T, te *tenantEnv) {
 	dyn, err := dynamic.NewForConfig(te.env.RESTConfig())
 	require.NoError(t, err)
 	r, err := etcdrelocate.New(etcdrelocate.Config{Kube: te.tenant.Kube(), Dynamic: dyn, Dial: te.tenant.DialContext,
-		Logger: testLogger(t), Timeouts: etcdrelocate.Timeouts{Pod: 20 * time.Second}})
+		Logger: testLogger(t), Timeouts: etcdrelocate.Timeouts{Pod: 8 * time.Second}})
 	require.NoError(t, err)
 	s := te.waitHealthy(t, r, "etcd-2")
 	target := te.freeNode(t, s)
-	plan, err := etcdrelocate.NewPlan(s, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: "etcd-2", TargetNode: target,
+	plan, err := etcdrelocate.PlanFor(s, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: "etcd-2", TargetNode: target,
 		Options: etcdrelocate.Options{SnapshotDir: t.TempDir()}})
 	require.NoError(t, err)
 	require.NoError(t, te.env.Cluster().Cordon(ctx, target))
@@ -324,6 +351,12 @@ func testRollback(t *testing.T, te *tenantEnv) {
 	require.Equal(t, 2, rb.Voters)
 	require.NotZero(t, rb.LearnerID)
 	require.NotEmpty(t, rb.SnapshotPath)
+	// The old member's data is kept: its volume, Released, with Retain.
+	require.Equal(t, plan.Member.PV, rb.Volume)
+	pv, err := te.tenant.Kube().CoreV1().PersistentVolumes().Get(ctx, rb.Volume, metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, corev1.PersistentVolumeReclaimRetain, pv.Spec.PersistentVolumeReclaimPolicy)
+	require.Equal(t, plan.Member.PVCUID, string(pv.Spec.ClaimRef.UID), "still the old claim's volume, not recycled")
 	t.Log(err)
 	after := te.observe(t, r)
 	require.Len(t, after.Voters(), 2)
@@ -370,7 +403,7 @@ func testRefusals(t *testing.T, te *tenantEnv) {
 	t.Run("alarm raised", func(t *testing.T) {
 		cli := te.client(t)
 		id := s.Members[0].ID
-		etcdrelocatetest.RaiseAlarm(t, ctx, cli, id, pbNOSPACE)
+		etcdrelocatetest.RaiseAlarmT(t, ctx, cli, id, pbNOSPACE)
 		defer func() {
 			_, err := cli.AlarmDisarm(ctx, &clientv3.AlarmMember{MemberID: id, Alarm: pbNOSPACE})
 			require.NoError(t, err)
@@ -389,12 +422,12 @@ func testRefusals(t *testing.T, te *tenantEnv) {
 		defer func() { require.NoError(t, te.env.Cluster().Up(ctx, node)) }()
 		require.Eventually(t, func() bool {
 			return errorsIs(plan("etcd-1", "node-c"), etcdrelocate.ErrMemberDown)
-		}, time.Minute, time.Second)
+		}, time.Minute, 250*time.Millisecond)
 	})
 	// Wait for the cluster to heal before the relocations.
 	require.Eventually(t, func() bool {
 		return plan("etcd-1", "node-c") == nil
-	}, 2*time.Minute, time.Second)
+	}, 2*time.Minute, 250*time.Millisecond)
 }
 
 // waitHealthy waits until preflight would accept moving member (every
@@ -414,7 +447,7 @@ func (te *tenantEnv) waitHealthy(t testing.TB, r *etcdrelocate.Relocator, member
 			}
 		}
 		return false
-	}, 2*time.Minute, time.Second, "the cluster did not become healthy again")
+	}, 2*time.Minute, 250*time.Millisecond, "the cluster did not become healthy again")
 	return s
 }
 
@@ -428,13 +461,14 @@ func (te *tenantEnv) waitHealthy(t testing.TB, r *etcdrelocate.Relocator, member
 // fails with "member count is unequal", and crash-loops; the voting
 // add-member counts the empty member towards quorum before it has any data.
 func TestDocumentedProcedureRace(t *testing.T) {
+	t.Parallel()
 	te := startTenant(t, etcdlayout.Config{Tenant: "race"})
 	r := te.relocator(t, nil)
 	s := te.waitHealthy(t, r, "etcd-1")
 	lib := te.relocateUnderLoad(t, "library", "etcd-1", te.freeNode(t, s))
 	te.waitHealthy(t, r, "etcd-2")
 	doc, rep := te.replayDocumentedWith(t, "documented, 3 s plugin", "etcd-2",
-		etcdrelocatetest.DocumentedConfig{PluginLatency: 3 * time.Second, WaitTimeout: 45 * time.Second})
+		etcdrelocatetest.DocumentedConfig{PluginLatency: 3 * time.Second, WaitTimeout: 20 * time.Second, CallTimeout: 5 * time.Second})
 	t.Logf("same cluster, steady write load:\n%s\n%s\n%s", reportHeader, lib.row(), doc.row())
 	// Deterministic differences: the library never counts a member without
 	// its data as a voter; the documented voting add does.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 )
 
 // DialFunc opens a connection to a member's client address ("host:port", as
@@ -61,16 +63,17 @@ func (c *connector) member(url string) (*clientv3.Client, error) {
 	return cli, nil
 }
 
-// drop closes and forgets the client of url, so that the next call dials
-// afresh instead of waiting out gRPC's reconnect back-off (a member's pod
-// may have moved to a new address).
-func (c *connector) drop(url string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cli := c.members[url]; cli != nil {
-		cli.Close()
-		delete(c.members, url)
+// ops returns the membership operations on cli, each bounded by bound,
+// reaching single members through fresh clients of c.
+func (c *connector) ops(cli MembershipClient, log *slog.Logger, bound time.Duration) *memberOps {
+	one := func(url string) (MembershipClient, func(), error) {
+		m, err := c.client(url)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, func() { m.Close() }, nil
 	}
+	return &memberOps{api: cli, one: one, log: log, bound: bound, call: c.call}
 }
 
 // close closes the member clients.
@@ -96,6 +99,13 @@ func (c *connector) client(endpoints ...string) (*clientv3.Client, error) {
 		DialKeepAliveTimeout: 5 * time.Second,
 		Logger:               zap.NewNop(),
 	}
+	// Reconnect quickly: a member's pod that restarts or moves is back
+	// within a second, and gRPC's default back-off (1 s growing to 2 min)
+	// would leave the client waiting long after it is.
+	cfg.DialOptions = append(cfg.DialOptions, grpc.WithConnectParams(grpc.ConnectParams{
+		Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+		MinConnectTimeout: 20 * time.Second,
+	}))
 	if c.dial != nil {
 		cfg.DialOptions = append(cfg.DialOptions, grpc.WithContextDialer(c.dial))
 	}

@@ -5,13 +5,18 @@
 // run interrupted anywhere — a cancelled context, a crashed process, a
 // killed member — is resumed by running it again.
 //
-//	r, err := etcdrelocate.New(etcdrelocate.Config{Kube: kube, Dynamic: dyn, Logger: log})
+//	r, err := etcdrelocate.NewForConfig(restConfig, etcdrelocate.Config{Logger: log})
 //	plan, err := r.Plan(ctx, etcdrelocate.Request{
 //		Namespace: "tenant-demo", Member: "etcd-1", TargetNode: "node-c",
 //	})
 //	fmt.Print(plan)                       // dry run: every step, its precondition and check
 //	res, err := r.Execute(ctx, plan)      // progress through Config.Progress
 //	fmt.Print(res.Verification)
+//
+// Config holds the Kubernetes clients (Kube, Dynamic) and how etcd is
+// reached (TLS, Dial, Endpoints); NewForConfig builds the clients from a
+// rest.Config. PlanFor makes the plan from a State observed earlier (or
+// built by hand) without I/O; Relocator.Plan observes first.
 //
 // # Observe
 //
@@ -53,42 +58,56 @@
 //
 //  1. checkpoint: record the member's ID, peer URL, pod and claim UIDs and
 //     the target in ConfigMap <cluster>-relocate (also a lock);
-//  2. snapshot: stream a snapshot from a healthy other voter and check its
-//     sha256 trailer — the last resort if everything else fails;
-//  3. move-leader: if the member leads, MoveLeader (on a client of the
+//  2. move-leader: if the member leads, MoveLeader (on a client of the
 //     leader only) to the most up-to-date voter;
+//  3. snapshot: start streaming a snapshot from a healthy follower other
+//     than the member; it streams while the member moves, and its sha256
+//     trailer is checked before the old data may go (release-volume);
 //  4. cordon the source node, unless it was cordoned already;
-//  5. stop-member: with every other voter healthy, put a hold finalizer on
-//     the claim and delete it, then delete the pod (by UID). etcd stops
-//     gracefully, so clients move to the other members without a failed
-//     request. The held claim keeps the data, and a pod cannot start on a
-//     claim that is being deleted, so nothing can start under the old
-//     member ID — the race of the documented procedure, where an empty
-//     member started under the still-registered ID panics with
-//     "tocommit(N) is out of range" and then crash-loops on the WAL it
-//     wrote;
+//  5. stop-member: with every other voter healthy, set the old volume's
+//     reclaim policy to Retain (so its data outlives the claim), put a hold
+//     finalizer on the claim and delete it, then delete the pod (by UID).
+//     etcd stops gracefully, so clients move to the other members without a
+//     failed request. A pod cannot start on a claim that is being deleted,
+//     so nothing can start under the old member ID — the race of the
+//     documented procedure, where an empty member started under the
+//     still-registered ID panics with "tocommit(N) is out of range" and then
+//     crash-loops on the WAL it wrote;
 //  6. remove-member: MemberRemove of the stopped member (etcd always allows
 //     removing a member that is down, if quorum remains);
 //  7. add-learner: MemberAddAsLearner with the same peer URL, so the new
 //     member does not vote (and does not count towards quorum) before it
 //     has the data;
-//  8. claim-on-target: release the held claim — the old data goes only now
-//     — and at once create the claim pinned to the target node: pre-bound
-//     to a free local volume there when the class has no provisioner, else
+//  8. claim-on-target: release the held claim (its volume stays, Released)
+//     and at once create the claim pinned to the target node: pre-bound to
+//     a free local volume there when the class has no provisioner, else
 //     annotated volume.kubernetes.io/selected-node (while the claim is held
 //     the StatefulSet controller cannot create an unpinned one that the
 //     scheduler would bind anywhere);
 //  9. wait-pod: the pod runs on the target and answers Status as the new
 //     learner of the same cluster (a pod placed elsewhere anyway has its
-//     learner removed and is moved again);
+//     learner removed and is moved again); etcd serves clients only once it
+//     has joined and applied what the leader sent, so this is most of the
+//     catch-up;
 //  10. catch-up: the learner's applied index reaches the leader's committed
 //     index sampled when the wait began;
 //  11. promote: MemberPromote, retried while etcd says "not in sync";
 //  12. verify: all members voters, one agreed leader, HashKV equal at a
 //     common revision, every voter holding the same number of keys at the
 //     revision the relocation started from, the pod Ready on the target;
-//  13. uncordon (only if this run cordoned), and finish (delete the
+//  13. release-volume: wait for the snapshot to verify (take it again if the
+//     stream failed, or on a resumed run), then set the old volume's reclaim
+//     policy back to Delete, so its provisioner deletes it;
+//  14. uncordon (only if this run cordoned), and finish (delete the
 //     checkpoint).
+//
+// Waits on Kubernetes objects wake on their watch events; waits on etcd
+// poll (from 50 ms, backing off to 500 ms). The snapshot is the one piece
+// of work that runs alongside the steps; a cancelled Execute cancels it.
+// Streaming it costs about as much as the learner's catch-up; overlapping
+// the two keeps the whole move near twice the catch-up, but loads the
+// cluster while it has no fault tolerance. Options.SnapshotFirst takes it
+// before the member stops instead.
 //
 // # The algorithm (v1alpha2 layouts)
 //
@@ -115,8 +134,8 @@
 // Quorum is kept at every step, and only one membership change is in flight
 // at a time. No member votes before it has caught up: the new member is a
 // learner until its applied index has reached the leader's commit index. In
-// a 3-member cluster fault tolerance is 0 from the removal to the promotion
-// (the catch-up time); a second failure in that window stops writes until
+// a 3-member cluster fault tolerance is 0 from stopping the member to the
+// promotion (mostly the catch-up time); a second failure in that window stops writes until
 // it recovers, but loses no acknowledged write. Every membership call's
 // ambiguous outcome (a timeout after the request reached a server) is
 // settled by re-reading MemberList: "peer URL exists" on an add means
@@ -127,21 +146,32 @@
 // catch up, within its bound, the executor removes the learner and stops,
 // leaving N−1 voters, and says so loudly (*RolledBackError, an Error log,
 // phase "rolled-back" in the checkpoint); it never re-adds the old member,
-// whose data is gone. Restore the replica by hand (a learner add of the
-// same peer URL and a fresh claim) or from the snapshot.
+// whose data is gone from the cluster. The old member's volume is kept
+// (reclaim policy Retain, named in the error) along with the snapshot.
+// Restore the replica by hand (a learner add of the same peer URL and a
+// fresh claim) or from the snapshot. At no point of the move is the data
+// only on the voters: until the new member is verified and the snapshot
+// has verified, the old volume keeps it.
 //
 // # Errors
 //
-// Preflight and NewPlan return a *PreflightError whose failures wrap the
+// Preflight and PlanFor return a *PreflightError whose failures wrap the
 // ErrX refusals (ErrTooFewVoters, ErrMemberDown, ErrLearnerPresent,
 // ErrAlarm, ErrTargetHasReplica, ErrUnknownLayout, ...). Execute returns a
 // *StepError naming the step that failed (the checkpoint stays; run Plan and
 // Execute again to resume), a *RolledBackError (errors.Is ErrRolledBack),
 // or the context's error. Waits that run out wrap ErrTimeout; quorum
 // trouble wraps ErrQuorumAtRisk; membership that does not match the
-// checkpoint wraps ErrUnexpectedMember. Verify wraps ErrVerify.
+// checkpoint wraps ErrUnexpectedMember. Verify wraps ErrVerify. Something
+// that could not be observed (a voter that answers Status but not HashKV)
+// wraps ErrNotObserved and is never reported as a mismatch.
 //
 // # Testing
+//
+// The executor's decisions talk to etcd only through MembershipClient
+// (satisfied by *clientv3.Client), so its retries and the settling of
+// ambiguous answers are tested against a fake as well as against real
+// etcd.
 //
 // Package etcdrelocatetest builds observed states for unit tests
 // (NewState), runs a steady write load that checks every acknowledged write

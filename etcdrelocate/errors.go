@@ -39,8 +39,13 @@ var (
 	// others by more than the allowed lag.
 	ErrIndexLag = errors.New("etcdrelocate: raft indexes not converged")
 	// ErrHashMismatch is returned when voters' HashKV differ at a common
-	// revision.
+	// revision. A hash that could not be taken is ErrNotObserved instead.
 	ErrHashMismatch = errors.New("etcdrelocate: HashKV differs between members")
+	// ErrNotObserved is returned when something a check needs could not
+	// be observed (a voter that answers Status but not HashKV, a revision
+	// compacted under every attempt): the check was not made, which is
+	// neither a pass nor a mismatch. Observe again.
+	ErrNotObserved = errors.New("etcdrelocate: not observed")
 	// ErrVersionHazard is returned for etcd 3.5.1–3.5.19, whose learner
 	// promotion is persisted to the v2 store only (etcd #19557), unless
 	// Options.SkipVersionHazard is set.
@@ -134,7 +139,7 @@ type StepError struct {
 	Err error
 }
 
-func (e *StepError) Error() string { return fmt.Sprintf("step %s: %v", e.Step, e.Err) }
+func (e *StepError) Error() string { return fmt.Sprintf("etcdrelocate: step %s: %v", e.Step, e.Err) }
 
 // Unwrap returns the cause.
 func (e *StepError) Unwrap() error { return e.Err }
@@ -152,15 +157,18 @@ type RolledBackError struct {
 	// RemovedID is the ID of the old member, LearnerID that of the removed
 	// learner (0 if none was added).
 	RemovedID, LearnerID uint64
-	// SnapshotPath is the snapshot taken before the move, if any.
+	// SnapshotPath is the snapshot taken during the move, if any.
 	SnapshotPath string
+	// Volume is the old member's volume, kept with reclaim policy Retain
+	// ("" if none was kept): it still holds the old member's data.
+	Volume string
 	// Cause is why the step gave up.
 	Cause error
 }
 
 func (e *RolledBackError) Error() string {
-	return fmt.Sprintf("etcdrelocate: ROLLED BACK at step %s: %v; the cluster runs with %d voters (old member %x removed, learner %x removed); snapshot: %s",
-		e.Step, e.Cause, e.Voters, e.RemovedID, e.LearnerID, orNone(e.SnapshotPath))
+	return fmt.Sprintf("etcdrelocate: ROLLED BACK at step %s: %v; the cluster runs with %d voters (old member %x removed, learner %x removed); snapshot: %s; old volume kept: %s",
+		e.Step, e.Cause, e.Voters, e.RemovedID, e.LearnerID, orNone(e.SnapshotPath), orNone(e.Volume))
 }
 
 // Unwrap returns ErrRolledBack and the cause.

@@ -22,6 +22,7 @@ import (
 // etcdlayout — with a write load running: the plan deletes the EtcdMember
 // and waits for the operator's replacement on the target node.
 func TestRelocateEtcdMember(t *testing.T) {
+	t.Parallel()
 	env := localenv.StartT(t, localenv.Config{Cluster: &localenv.ClusterConfig{
 		Nodes: []localenv.NodeConfig{{Name: "node-a"}, {Name: "node-b"}, {Name: "node-c"}, {Name: "node-d"}},
 	}})
@@ -62,8 +63,8 @@ func TestRelocateEtcdMember(t *testing.T) {
 	cli, err := clientv3.New(cfg)
 	require.NoError(t, err)
 	defer cli.Close()
-	load := etcdrelocatetest.StartLoad(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/v2/"})
-	mon := etcdrelocatetest.StartMonitor(t, cli, etcdrelocatetest.MonitorConfig{})
+	load := etcdrelocatetest.StartLoadT(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/v2/"})
+	mon := etcdrelocatetest.StartMonitorT(t, cli, etcdrelocatetest.MonitorConfig{})
 
 	plan, err := r.Plan(ctx, etcdrelocate.Request{Namespace: tn.Namespace, Member: member, TargetNode: "node-c",
 		Options: etcdrelocate.Options{SnapshotDir: t.TempDir()}})
@@ -72,7 +73,7 @@ func TestRelocateEtcdMember(t *testing.T) {
 	res, err := r.Execute(ctx, plan)
 	require.NoError(t, err)
 	lr, mr := load.Stop(), mon.Stop()
-	load.Verify(t, ctx, cli)
+	load.CheckT(t, ctx, cli)
 	require.Empty(t, res.Verification.Problems)
 	require.Equal(t, "node-c", res.Verification.PodNode)
 	_, err = dyn.Resource(schemaEtcdMember).Namespace(tn.Namespace).Get(ctx, member, metav1.GetOptions{})

@@ -11,9 +11,9 @@ import (
 // A plan is a plain value: make it from an observed state and print it for
 // a dry run. Here the state is built by hand; Relocator.Plan observes a real
 // cluster.
-func ExampleNewPlan() {
-	s, _ := etcdrelocatetest.BuildState(etcdrelocatetest.StateOptions{})
-	plan, err := etcdrelocate.NewPlan(s, etcdrelocate.Request{
+func ExamplePlanFor() {
+	s, _ := etcdrelocatetest.NewState(etcdrelocatetest.StateOptions{})
+	plan, err := etcdrelocate.PlanFor(s, etcdrelocate.Request{
 		Namespace: s.Namespace, Member: "etcd-1", TargetNode: "node-d",
 	})
 	if err != nil {
@@ -25,8 +25,8 @@ func ExampleNewPlan() {
 	}
 	// Output:
 	// checkpoint       voters=3 learners=0 fault-tolerance=1
-	// snapshot         voters=3 learners=0 fault-tolerance=1
 	// move-leader      voters=3 learners=0 fault-tolerance=1
+	// snapshot         voters=3 learners=0 fault-tolerance=1
 	// cordon           voters=3 learners=0 fault-tolerance=1
 	// stop-member      voters=3 learners=0 fault-tolerance=0
 	// remove-member    voters=2 learners=0 fault-tolerance=0
@@ -36,13 +36,14 @@ func ExampleNewPlan() {
 	// catch-up         voters=2 learners=1 fault-tolerance=0
 	// promote          voters=3 learners=0 fault-tolerance=1
 	// verify           voters=3 learners=0 fault-tolerance=1
+	// release-volume   voters=3 learners=0 fault-tolerance=1
 	// uncordon         voters=3 learners=0 fault-tolerance=1
 	// finish           voters=3 learners=0 fault-tolerance=1
 }
 
 // Preflight lists every reason to refuse; branch on them with errors.Is.
 func ExamplePreflight() {
-	s, _ := etcdrelocatetest.BuildState(etcdrelocatetest.StateOptions{Voters: 2})
+	s, _ := etcdrelocatetest.NewState(etcdrelocatetest.StateOptions{Voters: 2})
 	s.Alarms = []etcdrelocate.Alarm{{MemberID: s.Members[0].ID, Type: "NOSPACE"}}
 	err := etcdrelocate.Preflight(s, etcdrelocate.Request{Namespace: s.Namespace, Member: "etcd-1", TargetNode: "node-a"})
 	fmt.Println(errors.Is(err, etcdrelocate.ErrTooFewVoters), errors.Is(err, etcdrelocate.ErrAlarm), errors.Is(err, etcdrelocate.ErrTargetHasReplica))

@@ -58,12 +58,17 @@ type run struct {
 	p       *Plan
 	conn    *connector
 	cli     *clientv3.Client
-	mem     *membership
+	mem     *memberOps
 	cp      *Checkpoint
 	res     *Result
 	learner uint64
 	// misplaced counts attempts to move a misplaced new member.
 	misplaced int
+	// bg is the context of work that runs alongside the steps (the
+	// snapshot); it ends with Execute.
+	bg context.Context
+	// snap is the snapshot streaming in the background, nil if none.
+	snap *bgSnapshot
 }
 
 // Execute carries out plan p step by step. Each step first works out from
@@ -85,6 +90,18 @@ func (r *Relocator) Execute(ctx context.Context, p *Plan) (*Result, error) {
 	}
 	defer x.cli.Close()
 	defer x.conn.close()
+	bg, stopBG := context.WithCancel(ctx)
+	x.bg = bg
+	defer func() {
+		// Keep a snapshot that is still streaming when a step failed (it
+		// is a rollback point); a cancelled run cancels it and waits until
+		// its partial file is gone.
+		x.joinSnapshot(ctx)
+		stopBG()
+		if x.snap != nil {
+			<-x.snap.done
+		}
+	}()
 	for i, st := range p.Steps {
 		if err := ctx.Err(); err != nil {
 			return x.res, err
@@ -110,6 +127,7 @@ func (r *Relocator) Execute(ctx context.Context, p *Plan) (*Result, error) {
 		}
 		r.log.Info("relocation step", "step", st.Kind, "phase", phase, "took", el, "msg", msg)
 		r.emit(Event{Step: st.Kind, Index: i, Total: len(p.Steps), Phase: phase, Elapsed: el, Message: msg})
+		x.collectSnapshot(ctx)
 	}
 	return x.res, nil
 }
@@ -145,7 +163,7 @@ func (x *run) open(ctx context.Context) error {
 	if x.cli, err = x.conn.client(eps...); err != nil {
 		return err
 	}
-	x.mem = &membership{api: x.cli.Cluster, conn: x.conn, log: x.r.log, bound: x.r.t.Membership}
+	x.mem = x.conn.ops(x.cli, x.r.log, x.r.t.Membership)
 	return nil
 }
 
@@ -184,6 +202,8 @@ func (x *run) step(ctx context.Context, kind StepKind) (string, bool, error) {
 		return x.waitVoter(ctx)
 	case StepVerify:
 		return x.verify(ctx)
+	case StepReleaseVolume:
+		return x.releaseVolume(ctx)
 	case StepUncordon:
 		return x.uncordon(ctx)
 	case StepUnpinPlacement:
@@ -237,16 +257,16 @@ func (x *run) checkpoint(ctx context.Context) (string, bool, error) {
 		x.cp = cp
 		return "recorded in ConfigMap " + name, false, nil
 	}
-	return "", false, fmt.Errorf("create checkpoint %s: lost the race three times", name)
+	return "", false, fmt.Errorf("%w: create checkpoint %s: lost the race three times", ErrRelocationInProgress, name)
 }
 
 // revision returns the cluster's current revision.
 func (x *run) revision(ctx context.Context) (int64, error) {
-	cctx, cancel := x.conn.callCtx(ctx)
+	cctx, cancel := x.mem.callCtx(ctx)
 	defer cancel()
 	resp, err := x.cli.Get(cctx, "health", clientv3.WithCountOnly())
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("read the revision: %w", err)
 	}
 	return resp.Header.Revision, nil
 }
@@ -285,7 +305,8 @@ func (x *run) finish(ctx context.Context) (string, bool, error) {
 // it is still one), records the rollback and uncordons, and returns the
 // *RolledBackError. It returns nil where no rollback applies (cancelled
 // contexts, failures before the old member left, or a member that did
-// become a voter).
+// become a voter). The old member's volume stays (its reclaim policy is
+// Retain since stop-member): it holds the old member's data.
 func (x *run) rollback(ctx context.Context, kind StepKind, cause error) error {
 	switch kind {
 	case StepWaitPod, StepCatchUp, StepPromote, StepClaimOnTarget, StepWaitReplacement, StepWaitVoter:
@@ -299,10 +320,7 @@ func (x *run) rollback(ctx context.Context, kind StepKind, cause error) error {
 	// Roll back on a fresh context: the step's may be spent.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.r.t.Membership+x.r.t.Call)
 	defer cancel()
-	rb := &RolledBackError{Step: kind, Voters: x.p.Voters - 1, RemovedID: x.p.Member.ID, SnapshotPath: x.res.SnapshotPath, Cause: cause}
-	if x.cp != nil {
-		rb.SnapshotPath = x.cp.SnapshotPath
-	}
+	rb := &RolledBackError{Step: kind, Voters: x.p.Voters - 1, RemovedID: x.p.Member.ID, Cause: cause}
 	ms, err := x.mem.list(rctx)
 	if err != nil {
 		return nil
@@ -325,8 +343,13 @@ func (x *run) rollback(ctx context.Context, kind StepKind, cause error) error {
 	if _, err := x.releaseHeld(rctx); err != nil {
 		x.r.log.Error("could not release the held claim", "claim", x.p.Member.PVC, "err", err)
 	}
+	x.joinSnapshot(rctx)
+	if x.cp != nil {
+		rb.SnapshotPath, rb.Volume = x.cp.SnapshotPath, x.cp.RetainedVolume
+	}
 	x.r.log.Error("ROLLED BACK: the new member did not become a voter; the cluster runs with one voter fewer",
-		"voters", rb.Voters, "removed", FormatID(rb.RemovedID), "learner", FormatID(rb.LearnerID), "snapshot", rb.SnapshotPath, "cause", cause)
+		"voters", rb.Voters, "removed", FormatID(rb.RemovedID), "learner", FormatID(rb.LearnerID), "snapshot", rb.SnapshotPath,
+		"volume", rb.Volume, "cause", cause)
 	if x.cp != nil {
 		x.cp.Phase = PhaseRolledBack
 		if err := x.saveCheckpoint(rctx); err != nil {

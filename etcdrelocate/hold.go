@@ -82,7 +82,9 @@ func (x *run) holdAndDelete(ctx context.Context, pvcUID, podUID string) error {
 			return fmt.Errorf("delete pod %s: %w", x.p.Member.Pod, err)
 		}
 	}
-	return retry(ctx, x.r.t.Storage, "the old pod to go", func(ctx context.Context) (bool, error) {
+	wake, stop := wakeOn(ctx, x.podWatch(), x.claimWatch())
+	defer stop()
+	return retryWake(ctx, x.r.t.Storage, "the old pod to go", wake, func(ctx context.Context) (bool, error) {
 		st, err := x.storageState(ctx, pvcUID, podUID)
 		if err != nil {
 			return false, keepTrying{err}
@@ -140,7 +142,9 @@ func (x *run) releaseHeld(ctx context.Context) (bool, error) {
 	if err := x.setHold(ctx, uid, false); err != nil {
 		return false, err
 	}
-	err = retry(ctx, x.r.t.Storage, "the released claim to disappear", func(ctx context.Context) (bool, error) {
+	wake, stop := wakeOn(ctx, x.claimWatch())
+	defer stop()
+	err = retryWake(ctx, x.r.t.Storage, "the released claim to disappear", wake, func(ctx context.Context) (bool, error) {
 		c, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) || (err == nil && string(c.UID) != uid) {
 			return true, nil

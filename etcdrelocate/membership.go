@@ -10,90 +10,60 @@ import (
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
-// membership makes etcd membership changes safe to retry. etcd's membership
+// MembershipClient is the part of etcd's client API that the relocator's
+// decisions rest on: the membership calls, each member's Status and HashKV
+// (asked on the member's own client URL), leadership transfer and the
+// alarms. *clientv3.Client satisfies it. The executor's decision logic —
+// retries, settling ambiguous results through MemberList, what to do on
+// each observed state — talks to etcd only through it, so tests drive it
+// with a fake that produces what a real cluster cannot on demand.
+type MembershipClient interface {
+	MemberList(ctx context.Context, opts ...clientv3.OpOption) (*clientv3.MemberListResponse, error)
+	MemberAddAsLearner(ctx context.Context, peerAddrs []string) (*clientv3.MemberAddResponse, error)
+	MemberPromote(ctx context.Context, id uint64) (*clientv3.MemberPromoteResponse, error)
+	MemberRemove(ctx context.Context, id uint64) (*clientv3.MemberRemoveResponse, error)
+	// Status and HashKV ask the member at endpoint (a client URL).
+	Status(ctx context.Context, endpoint string) (*clientv3.StatusResponse, error)
+	HashKV(ctx context.Context, endpoint string, rev int64) (*clientv3.HashKVResponse, error)
+	// MoveLeader is only ever called on a client whose one endpoint is the
+	// leader (etcd answers "not leader" elsewhere).
+	MoveLeader(ctx context.Context, transfereeID uint64) (*clientv3.MoveLeaderResponse, error)
+	AlarmList(ctx context.Context) (*clientv3.AlarmResponse, error)
+}
+
+var _ MembershipClient = (*clientv3.Client)(nil)
+
+// memberOps makes etcd membership changes safe to retry. etcd's membership
 // RPCs are not idempotent and the client does not retry them once they have
 // reached a server, so every result that is not a clean success is settled
 // by re-reading MemberList (linearizably) and matching by ID or peer URL.
-type membership struct {
-	api  clientv3.Cluster
-	conn *connector
-	log  *slog.Logger
-	// bound limits each operation including its retries.
-	bound time.Duration
+type memberOps struct {
+	// api reaches the cluster (any member but the one being moved).
+	api MembershipClient
+	// one returns a client whose only endpoint is the member at url, and
+	// the function that closes it.
+	one func(url string) (MembershipClient, func(), error)
+	log *slog.Logger
+	// bound limits each operation including its retries; call each RPC.
+	bound, call time.Duration
 }
 
-// transient reports whether err may clear up by itself: "unhealthy
-// cluster" (strict reconfig check within 5 s of a reconnect), no leader, a
-// leader change, timeouts and unavailable endpoints. A transient error on a
-// membership RPC also leaves its outcome unknown.
-func transient(err error) bool {
-	for _, e := range []error{rpctypes.ErrUnhealthy, rpctypes.ErrNoLeader, rpctypes.ErrNotLeader, rpctypes.ErrLeaderChanged,
-		rpctypes.ErrStopped, rpctypes.ErrTimeout, rpctypes.ErrTimeoutDueToLeaderFail, rpctypes.ErrTimeoutDueToConnectionLost,
-		rpctypes.ErrTimeoutWaitAppliedIndex, rpctypes.ErrNotCapable, context.DeadlineExceeded} {
-		if errors.Is(err, e) {
-			return true
-		}
+// callCtx bounds one RPC.
+func (m *memberOps) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := m.call
+	if d <= 0 {
+		d = 10 * time.Second
 	}
-	var k keepTrying
-	if errors.As(err, &k) {
-		return true
-	}
-	switch status.Code(err) {
-	case codes.Unavailable, codes.DeadlineExceeded:
-		return true
-	}
-	return false
-}
-
-// keepTrying marks an error retry should retry (a condition not met yet).
-type keepTrying struct{ error }
-
-func (k keepTrying) Unwrap() error { return k.error }
-
-// retry calls attempt until it reports done, returns a non-transient error,
-// the bound passes (ErrTimeout, wrapping the last error) or ctx ends.
-func retry(ctx context.Context, bound time.Duration, what string, attempt func(ctx context.Context) (bool, error)) error {
-	deadline := time.Now().Add(bound)
-	wait := 100 * time.Millisecond
-	for {
-		done, err := attempt(ctx)
-		if err == nil && done {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil && !transient(err) {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w: %s after %s: %w", ErrTimeout, what, bound, lastErr(err))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, time.Second)
-	}
-}
-
-func lastErr(err error) error {
-	if err == nil {
-		return errors.New("condition not met")
-	}
-	return err
+	return context.WithTimeout(ctx, d)
 }
 
 // list reads MemberList linearizably, retrying transient errors.
-func (m *membership) list(ctx context.Context) ([]*pb.Member, error) {
+func (m *memberOps) list(ctx context.Context) ([]*pb.Member, error) {
 	var members []*pb.Member
 	err := retry(ctx, m.bound, "member list", func(ctx context.Context) (bool, error) {
-		cctx, cancel := m.conn.callCtx(ctx)
+		cctx, cancel := m.callCtx(ctx)
 		defer cancel()
 		resp, err := m.api.MemberList(cctx)
 		if err != nil {
@@ -131,9 +101,9 @@ func byPeerURL(ms []*pb.Member, u string) *pb.Member {
 // remove removes member id and returns once MemberList no longer shows it.
 // "member not found" means it was removed already (by an earlier attempt
 // whose reply was lost, or an earlier run).
-func (m *membership) remove(ctx context.Context, id uint64) error {
+func (m *memberOps) remove(ctx context.Context, id uint64) error {
 	err := retry(ctx, m.bound, "remove member "+FormatID(id), func(ctx context.Context) (bool, error) {
-		cctx, cancel := m.conn.callCtx(ctx)
+		cctx, cancel := m.callCtx(ctx)
 		_, err := m.api.MemberRemove(cctx, id)
 		cancel()
 		switch {
@@ -162,8 +132,8 @@ func (m *membership) remove(ctx context.Context, id uint64) error {
 // already shows the URL (an earlier attempt whose reply was lost, or an
 // earlier run) that member's ID is returned instead; if the URL still
 // belongs to oldID, the old member was never removed and ErrUnexpectedMember
-// is returned.
-func (m *membership) addLearner(ctx context.Context, peerURL string, oldID uint64) (uint64, error) {
+// is returned, as it is for another learner.
+func (m *memberOps) addLearner(ctx context.Context, peerURL string, oldID uint64) (uint64, error) {
 	var id uint64
 	settle := func(ctx context.Context, cause error) (bool, error) {
 		ms, err := m.list(ctx)
@@ -179,7 +149,7 @@ func (m *membership) addLearner(ctx context.Context, peerURL string, oldID uint6
 		}
 		for _, mem := range ms {
 			if mem.IsLearner {
-				return false, fmt.Errorf("%w: another learner %s (%v) is present", ErrUnexpectedMember, FormatID(mem.ID), mem.PeerURLs)
+				return false, fmt.Errorf("%w: another learner %s %q is present", ErrUnexpectedMember, FormatID(mem.ID), mem.PeerURLs)
 			}
 		}
 		return false, cause
@@ -188,7 +158,7 @@ func (m *membership) addLearner(ctx context.Context, peerURL string, oldID uint6
 		if done, err := settle(ctx, nil); done || err != nil {
 			return done, err
 		}
-		cctx, cancel := m.conn.callCtx(ctx)
+		cctx, cancel := m.callCtx(ctx)
 		resp, err := m.api.MemberAddAsLearner(cctx, []string{peerURL})
 		cancel()
 		switch {
@@ -211,10 +181,10 @@ func (m *membership) addLearner(ctx context.Context, peerURL string, oldID uint6
 
 // promote promotes learner id, retrying while etcd says it is not in sync.
 // "not a learner" counts as done once MemberList shows a voter.
-func (m *membership) promote(ctx context.Context, id uint64, bound time.Duration) error {
+func (m *memberOps) promote(ctx context.Context, id uint64, bound time.Duration) error {
 	notReady := 0
 	err := retry(ctx, bound, "promote "+FormatID(id), func(ctx context.Context) (bool, error) {
-		cctx, cancel := m.conn.callCtx(ctx)
+		cctx, cancel := m.callCtx(ctx)
 		_, err := m.api.MemberPromote(cctx, id)
 		cancel()
 		switch {

@@ -23,7 +23,7 @@ import (
 // as a timeout after the request reached the server does, and records the
 // errors etcd returned.
 type lossyCluster struct {
-	clientv3.Cluster
+	*clientv3.Client
 	mu     sync.Mutex
 	lose   map[string]int
 	errors []error
@@ -44,17 +44,17 @@ func (l *lossyCluster) result(op string, err error) error {
 }
 
 func (l *lossyCluster) MemberAddAsLearner(ctx context.Context, urls []string) (*clientv3.MemberAddResponse, error) {
-	r, err := l.Cluster.MemberAddAsLearner(ctx, urls)
+	r, err := l.Client.MemberAddAsLearner(ctx, urls)
 	return r, l.result("add", err)
 }
 
 func (l *lossyCluster) MemberRemove(ctx context.Context, id uint64) (*clientv3.MemberRemoveResponse, error) {
-	r, err := l.Cluster.MemberRemove(ctx, id)
+	r, err := l.Client.MemberRemove(ctx, id)
 	return r, l.result("remove", err)
 }
 
 func (l *lossyCluster) MemberPromote(ctx context.Context, id uint64) (*clientv3.MemberPromoteResponse, error) {
-	r, err := l.Cluster.MemberPromote(ctx, id)
+	r, err := l.Client.MemberPromote(ctx, id)
 	return r, l.result("promote", err)
 }
 
@@ -75,7 +75,7 @@ type etcdFixture struct {
 	conn *connector
 	cli  *clientv3.Client
 	api  *lossyCluster
-	mem  *membership
+	mem  *memberOps
 }
 
 func newEtcdFixture(t *testing.T) *etcdFixture {
@@ -85,9 +85,8 @@ func newEtcdFixture(t *testing.T) *etcdFixture {
 	cli, err := conn.client(env.Etcd().Endpoints()...)
 	require.NoError(t, err)
 	t.Cleanup(func() { cli.Close() })
-	api := &lossyCluster{Cluster: cli.Cluster, lose: map[string]int{}}
-	return &etcdFixture{env: env, conn: conn, cli: cli, api: api,
-		mem: &membership{api: api, conn: conn, log: slog.New(slog.DiscardHandler), bound: time.Minute}}
+	api := &lossyCluster{Client: cli, lose: map[string]int{}}
+	return &etcdFixture{env: env, conn: conn, cli: cli, api: api, mem: conn.ops(api, slog.New(slog.DiscardHandler), time.Minute)}
 }
 
 func unusedPeerURL(t *testing.T) string {
@@ -102,6 +101,7 @@ func unusedPeerURL(t *testing.T) string {
 // a real learner process, leadership transfer, alarms, HashKV and
 // snapshots.
 func TestMembershipAgainstEtcd(t *testing.T) {
+	t.Parallel()
 	f := newEtcdFixture(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -111,7 +111,7 @@ func TestMembershipAgainstEtcd(t *testing.T) {
 			_, err := f.cli.Put(ctx, fmt.Sprintf("/observe/%03d", i), "v")
 			require.NoError(t, err)
 		}
-		v, err := observeEtcd(ctx, f.conn, f.env.Etcd().Endpoints())
+		v, err := observeEtcd(ctx, f.mem)
 		require.NoError(t, err)
 		require.Len(t, v.members, 3)
 		s := &State{Members: v.members, Alarms: v.alarms, HashRevision: v.hashRev}
@@ -196,15 +196,15 @@ func TestMembershipAgainstEtcd(t *testing.T) {
 	t.Run("move leader", func(t *testing.T) {
 		ms, err := f.mem.list(ctx)
 		require.NoError(t, err)
-		leader := agreedLeader(voterStatuses(ctx, f.conn, ms, 0))
+		leader := agreedLeader(f.mem.voterStatuses(ctx, ms, 0))
 		require.NotZero(t, leader)
-		moved, err := moveLeaderAway(ctx, f.conn, f.mem, leader, time.Minute)
+		moved, err := f.mem.moveLeaderAway(ctx, leader)
 		require.NoError(t, err)
 		require.True(t, moved)
-		now := agreedLeader(voterStatuses(ctx, f.conn, ms, 0))
+		now := agreedLeader(f.mem.voterStatuses(ctx, ms, 0))
 		require.NotZero(t, now)
 		require.NotEqual(t, leader, now)
-		moved, err = moveLeaderAway(ctx, f.conn, f.mem, leader, time.Minute)
+		moved, err = f.mem.moveLeaderAway(ctx, leader)
 		require.NoError(t, err)
 		require.False(t, moved, "nothing to do when the member does not lead")
 	})
@@ -215,7 +215,7 @@ func TestMembershipAgainstEtcd(t *testing.T) {
 		_, err = pb.NewMaintenanceClient(f.cli.ActiveConnection()).Alarm(ctx, &pb.AlarmRequest{
 			Action: pb.AlarmRequest_ACTIVATE, MemberID: ms[0].ID, Alarm: pb.AlarmType_NOSPACE})
 		require.NoError(t, err)
-		v, err := observeEtcd(ctx, f.conn, f.env.Etcd().Endpoints())
+		v, err := observeEtcd(ctx, f.mem)
 		require.NoError(t, err)
 		require.Equal(t, []Alarm{{MemberID: ms[0].ID, Type: "NOSPACE"}}, v.alarms)
 		_, err = f.cli.AlarmDisarm(ctx, &clientv3.AlarmMember{MemberID: ms[0].ID, Alarm: pb.AlarmType_NOSPACE})

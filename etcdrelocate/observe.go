@@ -31,7 +31,12 @@ func (r *Relocator) Observe(ctx context.Context, namespace, cluster string) (*St
 		return nil, err
 	}
 	defer conn.close()
-	ev, err := observeEtcd(ctx, conn, r.endpoints(kv, namespace))
+	cli, err := conn.client(r.endpoints(kv, namespace)...)
+	if err != nil {
+		return nil, err
+	}
+	defer cli.Close()
+	ev, err := observeEtcd(ctx, conn.ops(cli, r.log, r.t.Membership))
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -18,22 +17,17 @@ type etcdView struct {
 	hashRev int64
 }
 
-// observeEtcd reads MemberList through endpoints, then Status and HashKV from
-// every member on its own client URL, and the alarms.
-func observeEtcd(ctx context.Context, conn *connector, endpoints []string) (*etcdView, error) {
-	cli, err := conn.client(endpoints...)
-	if err != nil {
-		return nil, err
-	}
-	defer cli.Close()
-	cctx, cancel := conn.callCtx(ctx)
-	resp, err := cli.MemberList(cctx)
+// observeEtcd reads MemberList, then Status and HashKV from every member on
+// its own client URL, and the alarms, through ops.api.
+func observeEtcd(ctx context.Context, ops *memberOps) (*etcdView, error) {
+	cctx, cancel := ops.callCtx(ctx)
+	resp, err := ops.api.MemberList(cctx)
 	cancel()
 	if err != nil {
 		// Without quorum a linearizable read fails; a serializable one
 		// still tells which members exist.
-		cctx, cancel := conn.callCtx(ctx)
-		resp, err = cli.MemberList(cctx, clientv3.WithSerializable())
+		cctx, cancel := ops.callCtx(ctx)
+		resp, err = ops.api.MemberList(cctx, clientv3.WithSerializable())
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("list members: %w", err)
@@ -43,23 +37,21 @@ func observeEtcd(ctx context.Context, conn *connector, endpoints []string) (*etc
 	for _, pm := range resp.Members {
 		v.members = append(v.members, Member{ID: pm.ID, Name: pm.Name, PeerURLs: pm.PeerURLs, ClientURLs: pm.ClientURLs, IsLearner: pm.IsLearner})
 	}
-	clients := statusAll(ctx, conn, v.members)
-	cctx, cancel = conn.callCtx(ctx)
-	alarms, err := cli.AlarmList(cctx)
+	statusAll(ctx, ops, v.members)
+	cctx, cancel = ops.callCtx(ctx)
+	alarms, err := ops.api.AlarmList(cctx)
 	cancel()
 	if err == nil {
 		for _, a := range alarms.Alarms {
 			v.alarms = append(v.alarms, Alarm{MemberID: a.MemberID, Type: a.Alarm.String()})
 		}
 	}
-	v.hashRev = hashAll(ctx, conn, v.members, clients)
+	v.hashRev = hashAll(ctx, ops, v.members)
 	return v, nil
 }
 
-// statusAll asks every member for its Status, in parallel, and returns the
-// per-member clients (nil where none could be made) for further calls.
-func statusAll(ctx context.Context, conn *connector, ms []Member) []*clientv3.Client {
-	clients := make([]*clientv3.Client, len(ms))
+// statusAll asks every member for its Status, in parallel.
+func statusAll(ctx context.Context, ops *memberOps, ms []Member) {
 	var wg sync.WaitGroup
 	for i := range ms {
 		m := &ms[i]
@@ -67,52 +59,24 @@ func statusAll(ctx context.Context, conn *connector, ms []Member) []*clientv3.Cl
 			m.StatusError = "no client URL (the member has not started)"
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := conn.member(m.ClientURLs[0])
-			if err != nil {
-				m.StatusError = err.Error()
-				return
-			}
-			clients[i] = c
-			st, err := memberStatus(ctx, conn, c, m.ClientURLs[0])
+		wg.Go(func() {
+			st, err := ops.status(ctx, m.ClientURLs[0])
 			if err != nil {
 				m.StatusError = err.Error()
 				return
 			}
 			m.Status = st
-		}()
+		})
 	}
 	wg.Wait()
-	return clients
-}
-
-// memberStatus calls Status on one endpoint.
-func memberStatus(ctx context.Context, conn *connector, c *clientv3.Client, endpoint string) (*MemberStatus, error) {
-	cctx, cancel := context.WithTimeout(ctx, min(conn.callOr(2*time.Second), 2*time.Second))
-	defer cancel()
-	r, err := c.Status(cctx, endpoint)
-	if err != nil {
-		conn.drop(endpoint)
-		return nil, fmt.Errorf("status %s: %w", endpoint, err)
-	}
-	return statusOf(r), nil
-}
-
-func statusOf(r *clientv3.StatusResponse) *MemberStatus {
-	return &MemberStatus{
-		Version: r.Version, ClusterID: r.Header.ClusterId, MemberID: r.Header.MemberId, Leader: r.Leader,
-		RaftTerm: r.RaftTerm, RaftIndex: r.RaftIndex, RaftAppliedIndex: r.RaftAppliedIndex, Revision: r.Header.Revision,
-		DBSize: r.DbSize, DBSizeInUse: r.DbSizeInUse, IsLearner: r.IsLearner, Errors: r.Errors,
-	}
 }
 
 // hashAll takes HashKV on every voter that answered Status, at the lowest
 // revision they all have, and returns that revision (0 if none). If the
 // revision is compacted meanwhile it refreshes the statuses and tries a newer
-// one.
-func hashAll(ctx context.Context, conn *connector, ms []Member, clients []*clientv3.Client) int64 {
+// one. A voter whose hash could not be taken has HashOK false and
+// HashError saying why.
+func hashAll(ctx context.Context, ops *memberOps, ms []Member) int64 {
 	for attempt := 0; attempt < 3; attempt++ {
 		var rev int64
 		for _, m := range ms {
@@ -123,44 +87,53 @@ func hashAll(ctx context.Context, conn *connector, ms []Member, clients []*clien
 		if rev == 0 {
 			return 0
 		}
-		if hashAt(ctx, conn, ms, clients, rev) {
+		if hashAt(ctx, ops, ms, rev) {
 			return rev
 		}
 		for i := range ms {
-			if ms[i].Status != nil && clients[i] != nil {
-				if st, err := memberStatus(ctx, conn, clients[i], ms[i].ClientURLs[0]); err == nil {
+			if ms[i].Status != nil {
+				if st, err := ops.status(ctx, ms[i].ClientURLs[0]); err == nil {
 					ms[i].Status.Revision = st.Revision
 				}
 			}
 		}
 	}
+	for i := range ms {
+		if ms[i].Voter() && ms[i].Status != nil {
+			ms[i].HashError = "every revision tried was compacted before HashKV reached it"
+		}
+	}
 	return 0
 }
 
-// hashAt fills Member.Hash at rev; false if rev was compacted.
-func hashAt(ctx context.Context, conn *connector, ms []Member, clients []*clientv3.Client, rev int64) bool {
+// hashAt fills Member.Hash at rev on every voter in parallel; false if rev
+// was compacted.
+func hashAt(ctx context.Context, ops *memberOps, ms []Member, rev int64) bool {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	compacted := false
 	for i := range ms {
 		m := &ms[i]
-		m.HashOK = false
-		if !m.Voter() || m.Status == nil || clients[i] == nil {
+		m.HashOK, m.HashError = false, ""
+		if !m.Voter() || m.Status == nil {
 			continue
 		}
-		cctx, cancel := conn.callCtx(ctx)
-		h, err := clients[i].HashKV(cctx, m.ClientURLs[0], rev)
-		cancel()
-		if errors.Is(err, rpctypes.ErrCompacted) {
-			return false
-		}
-		if err == nil {
-			m.Hash, m.HashOK = h.Hash, true
-		}
+		wg.Go(func() {
+			cctx, cancel := ops.callCtx(ctx)
+			h, err := ops.api.HashKV(cctx, m.ClientURLs[0], rev)
+			cancel()
+			switch {
+			case errors.Is(err, rpctypes.ErrCompacted):
+				mu.Lock()
+				compacted = true
+				mu.Unlock()
+			case err != nil:
+				m.HashError = err.Error()
+			default:
+				m.Hash, m.HashOK = h.Hash, true
+			}
+		})
 	}
-	return true
-}
-
-func (c *connector) callOr(d time.Duration) time.Duration {
-	if c.call > 0 {
-		return c.call
-	}
-	return d
+	wg.Wait()
+	return !compacted
 }

@@ -28,6 +28,14 @@ type Options struct {
 	// SkipSnapshot skips the snapshot taken before the member is removed.
 	// Without it, a failure after removal leaves no rollback point of ours.
 	SkipSnapshot bool `json:"skipSnapshot,omitempty"`
+	// SnapshotFirst takes the snapshot before the member stops and waits
+	// for it, so that streaming it does not load the cluster while it has
+	// no fault tolerance; the move then takes longer by about the
+	// snapshot's duration. By default (StatefulSet layout) the snapshot
+	// streams while the member moves, and the old member's volume keeps its
+	// data until the snapshot has verified. The v1alpha2 layouts always
+	// take it first.
+	SnapshotFirst bool `json:"snapshotFirst,omitempty"`
 	// SnapshotDir is where the snapshot goes. Default: os.TempDir().
 	SnapshotDir string `json:"snapshotDir,omitempty"`
 	// SkipCordon leaves the source node schedulable. By default it is

@@ -9,8 +9,9 @@ import (
 type StepKind string
 
 // The steps. A StatefulSet plan uses checkpoint … finish in the order of the
-// package documentation; a v1alpha2 plan replaces remove-member …
-// promote with delete-etcdmember, wait-replacement and wait-voter.
+// package documentation; a v1alpha2 plan replaces stop-member … promote
+// with pin-placement, delete-etcdmember, wait-replacement and wait-voter,
+// and has no release-volume.
 const (
 	StepCheckpoint       StepKind = "checkpoint"
 	StepSnapshot         StepKind = "snapshot"
@@ -28,6 +29,7 @@ const (
 	StepWaitReplacement  StepKind = "wait-replacement"
 	StepWaitVoter        StepKind = "wait-voter"
 	StepVerify           StepKind = "verify"
+	StepReleaseVolume    StepKind = "release-volume"
 	StepUncordon         StepKind = "uncordon"
 	StepUnpinPlacement   StepKind = "unpin-placement"
 	StepFinish           StepKind = "finish"
@@ -94,11 +96,11 @@ type Plan struct {
 	Resume bool
 }
 
-// NewPlan makes the plan for req from the observed state s. It does no I/O.
+// PlanFor makes the plan for req from the observed state s. It does no I/O.
 // If s holds the checkpoint of a relocation of the same member, the plan
 // resumes it; otherwise preflight runs first and its *PreflightError is
 // returned on refusal.
-func NewPlan(s *State, req Request) (*Plan, error) {
+func PlanFor(s *State, req Request) (*Plan, error) {
 	if cp := s.Checkpoint; cp != nil && checkpointMatches(s, cp, req) {
 		return resumePlan(s, cp)
 	}
@@ -157,7 +159,7 @@ func checkpointMatches(s *State, cp *Checkpoint, req Request) bool {
 // resumePlan rebuilds the plan recorded in a checkpoint.
 func resumePlan(s *State, cp *Checkpoint) (*Plan, error) {
 	if cp.Phase == PhaseRolledBack {
-		return nil, &RolledBackError{Step: StepFinish, Voters: cp.Voters - 1, RemovedID: cp.MemberID, SnapshotPath: cp.SnapshotPath,
+		return nil, &RolledBackError{Step: StepFinish, Voters: cp.Voters - 1, RemovedID: cp.MemberID, SnapshotPath: cp.SnapshotPath, Volume: cp.RetainedVolume,
 			Cause: fmt.Errorf("an earlier run rolled back; restore the replica, then delete ConfigMap %s/%s", cp.Namespace, checkpointName(cp.Cluster))}
 	}
 	p := &Plan{
@@ -195,15 +197,20 @@ func (p *Plan) build() {
 	cm := p.Namespace + "/" + checkpointName(p.Cluster)
 	add(StepCheckpoint, effectNone, fmt.Sprintf("record member %s, its pod and claim UIDs and the target in ConfigMap %s", FormatID(m.ID), cm),
 		"no other relocation recorded", "the ConfigMap reads back")
-	if !p.Options.SkipSnapshot {
-		add(StepSnapshot, effectNone, fmt.Sprintf("stream a snapshot from a healthy voter other than %s to %s", m.label(), p.snapshotDir()),
-			"the source voter is healthy", "the snapshot is non-empty and its sha256 trailer verifies")
-	}
 	lead := fmt.Sprintf("%s does not lead; keep it so", m.label())
 	if m.Leader {
 		lead = fmt.Sprintf("MoveLeader from %s to the most up-to-date other voter", m.label())
 	}
 	add(StepMoveLeader, effectNone, lead, "the transferee is a healthy voter", fmt.Sprintf("two members agree the leader is not %s", m.label()))
+	if !p.Options.SkipSnapshot {
+		if p.snapshotFirst() {
+			add(StepSnapshot, effectNone, fmt.Sprintf("stream a snapshot from a healthy voter other than %s to %s", m.label(), p.snapshotDir()),
+				"the source voter is healthy", "the snapshot is non-empty and its sha256 trailer verifies")
+		} else {
+			add(StepSnapshot, effectNone, fmt.Sprintf("start streaming a snapshot from a healthy follower other than %s to %s; it streams while the member moves", m.label(), p.snapshotDir()),
+				"the source voter is healthy", "release-volume deletes the old volume only after the snapshot's sha256 trailer verified")
+		}
+	}
 	if !p.Options.SkipCordon && m.Node != "" {
 		add(StepCordon, effectNone, fmt.Sprintf("cordon %s so the new pod cannot land there again", m.Node),
 			"none (a node cordoned before is left cordoned afterwards)", fmt.Sprintf("%s is unschedulable", m.Node))
@@ -215,6 +222,13 @@ func (p *Plan) build() {
 	}
 	add(StepVerify, effectNone, "check every member is a voter, one agreed leader, HashKV equal at a common revision, the pod Ready on "+p.TargetNode,
 		"the new member is a voter", "all of the above")
+	if !p.Layout.operatorManaged() {
+		act := "delete the old volume, kept since stop-member (reclaim policy back to Delete, so its provisioner reclaims it)"
+		if !p.Options.SkipSnapshot && !p.snapshotFirst() {
+			act = "wait for the snapshot to verify (take it now if it failed), then " + act
+		}
+		add(StepReleaseVolume, effectNone, act, "verify passed", "the snapshot is recorded; the old volume is gone or being reclaimed")
+	}
 	if p.Layout.operatorManaged() {
 		add(StepUnpinPlacement, effectNone, "restore EtcdCluster "+p.Cluster+"'s own affinity", "none", "the spec affinity equals the recorded original")
 	}
@@ -230,6 +244,12 @@ func (p *Plan) build() {
 		"fault tolerance goes from %d to %d while the member is out (from stopping it to promoting its replacement), then back to %d. "+
 		"On a pod or catch-up timeout the learner is removed again and the cluster keeps %d voters; the old member is never re-added",
 		before.FaultTolerance(), p.MinFaultTolerance, before.FaultTolerance(), p.Voters-1)
+	if !p.Layout.operatorManaged() && m.PV != "" {
+		p.Guarantee += "; its data stays on volume " + m.PV + " until the replacement is verified"
+		if !p.Options.SkipSnapshot {
+			p.Guarantee += " and the snapshot has verified"
+		}
+	}
 }
 
 type addFunc func(kind StepKind, e effect, action, pre, check string)
@@ -237,7 +257,7 @@ type addFunc func(kind StepKind, e effect, action, pre, check string)
 func (p *Plan) buildStatefulSet(add addFunc) {
 	m := p.Member
 	add(StepStopMember, effectStopVoter,
-		fmt.Sprintf("put a hold finalizer on PVC %s and delete it, then delete pod %s (etcd stops gracefully); the held claim keeps its data and keeps any new pod from starting", m.PVC, m.Pod),
+		fmt.Sprintf("set the reclaim policy of the old volume to Retain, put a hold finalizer on PVC %s and delete it, then delete pod %s (etcd stops gracefully); the held claim keeps any new pod from starting", m.PVC, m.Pod),
 		fmt.Sprintf("every other voter healthy; %s not the leader", m.label()),
 		"the old pod is gone (by UID) and the old claim is deleted but held")
 	add(StepRemoveMember, effectRemoveStopped,
@@ -248,7 +268,7 @@ func (p *Plan) buildStatefulSet(add addFunc) {
 		fmt.Sprintf("MemberAddAsLearner %s; retry \"unhealthy cluster\"; settle \"peer URL exists\" by MemberList", m.PeerURL),
 		"no learner in the cluster; the old ID is absent", "MemberList shows the URL as a learner with a new ID")
 	add(StepClaimOnTarget, effectNone,
-		fmt.Sprintf("release the old claim (its data goes only now) and create PVC %s pinned to %s (pre-bound to a local volume there, or annotated volume.kubernetes.io/selected-node)", m.PVC, p.TargetNode),
+		fmt.Sprintf("release the old claim (its volume stays, Released) and create PVC %s pinned to %s (pre-bound to a local volume there, or annotated volume.kubernetes.io/selected-node)", m.PVC, p.TargetNode),
 		"the old ID is out of etcd and the learner is registered", fmt.Sprintf("the claim exists and targets %s", p.TargetNode))
 	add(StepWaitPod, effectNone, fmt.Sprintf("wait for pod %s running on %s", m.Pod, p.TargetNode),
 		"the learner is registered", "Status on the pod reports a learner with the new member ID and the same cluster ID")
@@ -284,6 +304,10 @@ func (m MemberRef) label() string {
 	}
 	return FormatID(m.ID)
 }
+
+// snapshotFirst reports whether the snapshot completes before anything
+// changes (always in the operator-managed layouts).
+func (p *Plan) snapshotFirst() bool { return p.Options.SnapshotFirst || p.Layout.operatorManaged() }
 
 func (p *Plan) snapshotDir() string {
 	if p.Options.SnapshotDir != "" {

@@ -39,10 +39,10 @@ func TestPlanGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := etcdrelocatetest.NewState(t, tt.opts)
+			s := etcdrelocatetest.NewStateT(t, tt.opts)
 			req := request(tt.member, etcdrelocatetest.NodeName(3))
 			req.Options.SnapshotDir = "/var/backups"
-			p, err := etcdrelocate.NewPlan(s, req)
+			p, err := etcdrelocate.PlanFor(s, req)
 			require.NoError(t, err)
 			golden(t, "plan-"+tt.name, p.String())
 		})
@@ -50,18 +50,18 @@ func TestPlanGolden(t *testing.T) {
 }
 
 func TestPlanStatefulSetOrder(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
-	p, err := etcdrelocate.NewPlan(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
+	p, err := etcdrelocate.PlanFor(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
 	require.NoError(t, err)
 	var kinds []etcdrelocate.StepKind
 	for _, st := range p.Steps {
 		kinds = append(kinds, st.Kind)
 	}
 	require.Equal(t, []etcdrelocate.StepKind{
-		etcdrelocate.StepCheckpoint, etcdrelocate.StepSnapshot, etcdrelocate.StepMoveLeader, etcdrelocate.StepCordon,
+		etcdrelocate.StepCheckpoint, etcdrelocate.StepMoveLeader, etcdrelocate.StepSnapshot, etcdrelocate.StepCordon,
 		etcdrelocate.StepStopMember, etcdrelocate.StepRemoveMember, etcdrelocate.StepAddLearner, etcdrelocate.StepClaimOnTarget,
 		etcdrelocate.StepWaitPod, etcdrelocate.StepCatchUp, etcdrelocate.StepPromote, etcdrelocate.StepVerify,
-		etcdrelocate.StepUncordon, etcdrelocate.StepFinish,
+		etcdrelocate.StepReleaseVolume, etcdrelocate.StepUncordon, etcdrelocate.StepFinish,
 	}, kinds)
 	require.Equal(t, 0, p.MinFaultTolerance)
 	require.Equal(t, "data-etcd-1", p.Member.PVC)
@@ -69,11 +69,25 @@ func TestPlanStatefulSetOrder(t *testing.T) {
 	require.False(t, p.Member.Leader)
 }
 
+func TestPlanSnapshotFirst(t *testing.T) {
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
+	req := request("etcd-1", etcdrelocatetest.NodeName(3))
+	p, err := etcdrelocate.PlanFor(s, req)
+	require.NoError(t, err)
+	require.Contains(t, p.Step(etcdrelocate.StepSnapshot).Action, "while the member moves")
+	require.Contains(t, p.Step(etcdrelocate.StepReleaseVolume).Action, "wait for the snapshot")
+	req.Options.SnapshotFirst = true
+	p, err = etcdrelocate.PlanFor(s, req)
+	require.NoError(t, err)
+	require.NotContains(t, p.Step(etcdrelocate.StepSnapshot).Action, "while the member moves")
+	require.NotContains(t, p.Step(etcdrelocate.StepReleaseVolume).Action, "wait for the snapshot")
+}
+
 func TestPlanSkips(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
 	req := request("etcd-1", etcdrelocatetest.NodeName(3))
 	req.Options.SkipSnapshot, req.Options.SkipCordon = true, true
-	p, err := etcdrelocate.NewPlan(s, req)
+	p, err := etcdrelocate.PlanFor(s, req)
 	require.NoError(t, err)
 	for _, k := range []etcdrelocate.StepKind{etcdrelocate.StepSnapshot, etcdrelocate.StepCordon, etcdrelocate.StepUncordon} {
 		require.Nil(t, p.Step(k), "step %s", k)
@@ -81,24 +95,24 @@ func TestPlanSkips(t *testing.T) {
 }
 
 func TestPlanResumesFromCheckpoint(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
-	first, err := etcdrelocate.NewPlan(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
+	first, err := etcdrelocate.PlanFor(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
 	require.NoError(t, err)
 	cp := etcdrelocate.CheckpointFor(first)
 	// The executor stopped after removing the member: etcd has two voters.
 	s.Members = append(s.Members[:1], s.Members[2:]...)
 	s.Checkpoint = cp
-	p, err := etcdrelocate.NewPlan(s, etcdrelocate.Request{Namespace: s.Namespace})
+	p, err := etcdrelocate.PlanFor(s, etcdrelocate.Request{Namespace: s.Namespace})
 	require.NoError(t, err)
 	require.True(t, p.Resume)
 	require.Equal(t, first.Member, withoutLeader(p.Member, first.Member.Leader))
 	require.Len(t, p.Steps, len(first.Steps))
 	// A request for another member is refused while the checkpoint exists.
-	_, err = etcdrelocate.NewPlan(s, request("etcd-2", etcdrelocatetest.NodeName(3)))
+	_, err = etcdrelocate.PlanFor(s, request("etcd-2", etcdrelocatetest.NodeName(3)))
 	require.ErrorIs(t, err, etcdrelocate.ErrRelocationInProgress)
 	// A rolled-back checkpoint is reported, not resumed.
 	cp.Phase = etcdrelocate.PhaseRolledBack
-	_, err = etcdrelocate.NewPlan(s, etcdrelocate.Request{Namespace: s.Namespace})
+	_, err = etcdrelocate.PlanFor(s, etcdrelocate.Request{Namespace: s.Namespace})
 	require.ErrorIs(t, err, etcdrelocate.ErrRolledBack)
 }
 
@@ -175,8 +189,8 @@ func TestPlansKeepQuorum(t *testing.T) {
 	for _, layout := range []etcdrelocate.Layout{etcdrelocate.LayoutStatefulSet, etcdrelocate.LayoutEtcdMember, etcdrelocate.LayoutMigrated} {
 		for _, voters := range []int{3, 5, 7} {
 			for member := 0; member < voters; member++ {
-				s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{Layout: layout, Voters: voters})
-				p, err := etcdrelocate.NewPlan(s, request(s.Members[member].Label(), etcdrelocatetest.NodeName(voters)))
+				s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{Layout: layout, Voters: voters})
+				p, err := etcdrelocate.PlanFor(s, request(s.Members[member].Label(), etcdrelocatetest.NodeName(voters)))
 				require.NoError(t, err)
 				simulate(t, p)
 				require.Equal(t, etcdrelocate.FaultTolerance(voters-1, voters-1), p.MinFaultTolerance)
@@ -195,7 +209,7 @@ func FuzzPlanKeepsQuorum(f *testing.F) {
 	f.Add(uint8(4), uint8(0), uint8(0), uint8(0), uint8(0x10))
 	f.Fuzz(func(t *testing.T, voters, member, leader, layout, flags uint8) {
 		n := 1 + int(voters%9)
-		s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{
+		s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{
 			Voters: n, Leader: int(leader) % n, Layout: etcdrelocate.Layout(1 + layout%3),
 		})
 		req := request(s.Members[int(member)%n].Label(), etcdrelocatetest.NodeName(n+int(flags>>6)%2))
@@ -212,7 +226,7 @@ func FuzzPlanKeepsQuorum(f *testing.F) {
 		if flags&16 != 0 {
 			s.Alarms = []etcdrelocate.Alarm{{MemberID: s.Members[0].ID, Type: "NOSPACE"}}
 		}
-		p, err := etcdrelocate.NewPlan(s, req)
+		p, err := etcdrelocate.PlanFor(s, req)
 		if err != nil {
 			var pe *etcdrelocate.PreflightError
 			require.ErrorAs(t, err, &pe)

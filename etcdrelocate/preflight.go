@@ -121,8 +121,10 @@ func checkStatuses(s *State, req Request, fail failFunc) {
 	for _, m := range s.Voters() {
 		switch {
 		case !m.HashOK:
+			// A hash that could not be taken is no mismatch: the check
+			// could not be made.
 			if m.Status != nil {
-				fail("hashkv", ErrHashMismatch, "no HashKV from %s at revision %d", m.Label(), s.HashRevision)
+				fail("hashkv", ErrNotObserved, "no HashKV from %s at revision %d: %s", m.Label(), s.HashRevision, orUnknown(m.HashError))
 			}
 		case !hashed:
 			hash, hashed = m.Hash, true
@@ -130,6 +132,13 @@ func checkStatuses(s *State, req Request, fail failFunc) {
 			fail("hashkv", ErrHashMismatch, "%s has hash %08x, another voter %08x at revision %d", m.Label(), m.Hash, hash, s.HashRevision)
 		}
 	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "reason unknown"
+	}
+	return s
 }
 
 func anyStatus(s *State) bool {

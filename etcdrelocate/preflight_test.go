@@ -76,6 +76,9 @@ func TestPreflightRefusals(t *testing.T) {
 		{name: "hash mismatch", edit: func(s *etcdrelocate.State, _ *etcdrelocate.Request) {
 			s.Members[2].Hash++
 		}, want: etcdrelocate.ErrHashMismatch, check: "hashkv"},
+		{name: "no HashKV", edit: func(s *etcdrelocate.State, _ *etcdrelocate.Request) {
+			s.Members[2].HashOK, s.Members[2].HashError = false, "context deadline exceeded"
+		}, want: etcdrelocate.ErrNotObserved, check: "hashkv"},
 		{name: "etcd 3.5.12", opts: etcdrelocatetest.StateOptions{Version: "3.5.12"}, want: etcdrelocate.ErrVersionHazard, check: "version"},
 		{name: "SAN missing", edit: func(s *etcdrelocate.State, _ *etcdrelocate.Request) {
 			s.Certificates[1].DNSNames = []string{"etcd-0.etcd-headless.tenant-test.svc", "etcd-2.etcd-headless.tenant-test.svc"}
@@ -106,7 +109,7 @@ func TestPreflightRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := etcdrelocatetest.NewState(t, tt.opts)
+			s := etcdrelocatetest.NewStateT(t, tt.opts)
 			req := request("etcd-1", etcdrelocatetest.NodeName(3))
 			if tt.edit != nil {
 				tt.edit(s, &req)
@@ -120,33 +123,50 @@ func TestPreflightRefusals(t *testing.T) {
 				checks[f.Check] = true
 			}
 			require.True(t, checks[tt.check], "failures %v lack check %q", pe.Failures, tt.check)
-			_, err = etcdrelocate.NewPlan(s, req)
-			require.ErrorIs(t, err, tt.want, "NewPlan refuses what Preflight refuses")
+			_, err = etcdrelocate.PlanFor(s, req)
+			require.ErrorIs(t, err, tt.want, "PlanFor refuses what Preflight refuses")
 		})
 	}
+}
+
+// A hash that could not be taken is reported as not observed, never as a
+// mismatch; a real mismatch is never reported as not observed.
+func TestPreflightHashNotObservedIsNoMismatch(t *testing.T) {
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
+	s.Members[1].HashOK, s.Members[1].HashError = false, "rpc error: code = Unavailable"
+	err := etcdrelocate.Preflight(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
+	require.ErrorIs(t, err, etcdrelocate.ErrNotObserved)
+	require.NotErrorIs(t, err, etcdrelocate.ErrHashMismatch)
+	require.ErrorContains(t, err, "Unavailable")
+
+	s = etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
+	s.Members[1].Hash++
+	err = etcdrelocate.Preflight(s, request("etcd-1", etcdrelocatetest.NodeName(3)))
+	require.ErrorIs(t, err, etcdrelocate.ErrHashMismatch)
+	require.NotErrorIs(t, err, etcdrelocate.ErrNotObserved)
 }
 
 func TestPreflightAccepts(t *testing.T) {
 	for _, layout := range []etcdrelocate.Layout{etcdrelocate.LayoutStatefulSet, etcdrelocate.LayoutEtcdMember, etcdrelocate.LayoutMigrated} {
 		for _, voters := range []int{3, 5} {
-			s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{Layout: layout, Voters: voters})
+			s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{Layout: layout, Voters: voters})
 			require.NoError(t, etcdrelocate.Preflight(s, request("etcd-1", etcdrelocatetest.NodeName(voters))), "%s, %d voters", layout, voters)
 		}
 	}
 }
 
 func TestPreflightVersionHazardSkipped(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{Version: "3.5.12"})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{Version: "3.5.12"})
 	req := request("etcd-1", etcdrelocatetest.NodeName(3))
 	req.Options.SkipVersionHazard = true
-	p, err := etcdrelocate.NewPlan(s, req)
+	p, err := etcdrelocate.PlanFor(s, req)
 	require.NoError(t, err)
 	require.NotEmpty(t, p.Warnings)
 	require.Contains(t, p.Warnings[0], "#19557")
 }
 
 func TestPreflightListsEveryFailure(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{Voters: 2})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{Voters: 2})
 	s.Alarms = []etcdrelocate.Alarm{{MemberID: 1, Type: "CORRUPT"}}
 	err := etcdrelocate.Preflight(s, request("etcd-1", etcdrelocatetest.NodeName(1)))
 	for _, want := range []error{etcdrelocate.ErrTooFewVoters, etcdrelocate.ErrAlarm, etcdrelocate.ErrTargetNode} {
@@ -155,7 +175,7 @@ func TestPreflightListsEveryFailure(t *testing.T) {
 }
 
 func TestFindMember(t *testing.T) {
-	s := etcdrelocatetest.NewState(t, etcdrelocatetest.StateOptions{})
+	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
 	for _, ref := range []string{"etcd-1", etcdrelocate.FormatID(etcdrelocatetest.MemberID(1))} {
 		m := s.FindMember(ref)
 		require.NotNil(t, m, ref)

@@ -9,10 +9,16 @@ import (
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // Config configures a Relocator. Kube is required; everything else has a
-// safe default.
+// safe default. NewForConfig fills the Kubernetes clients from a
+// rest.Config. etcd is reached per tenant namespace, through the members'
+// client URLs with TLS and Dial: the relocator builds its etcd clients
+// itself (one of all other members for membership, one per member for
+// leadership transfer and the snapshot); the calls its decisions rest on
+// are those of MembershipClient.
 type Config struct {
 	// Kube reads and changes pods, claims, volumes, nodes and ConfigMaps of
 	// the tenant namespace.
@@ -63,14 +69,39 @@ func New(cfg Config) (*Relocator, error) {
 	return &Relocator{cfg: cfg, log: log, t: cfg.Timeouts.withDefaults()}, nil
 }
 
+// NewForConfig returns a Relocator whose Kubernetes clients are built from
+// rc where cfg leaves them nil (Config.Kube and Config.Dynamic). It does not
+// choose how etcd is reached: from outside the cluster network set
+// cfg.Dial, for example to PortForwardDialer(rc).
+func NewForConfig(rc *rest.Config, cfg Config) (*Relocator, error) {
+	if rc == nil {
+		return nil, fmt.Errorf("%w: nil rest.Config", ErrInvalidConfig)
+	}
+	if cfg.Kube == nil {
+		kube, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			return nil, fmt.Errorf("%w: kubernetes client: %w", ErrInvalidConfig, err)
+		}
+		cfg.Kube = kube
+	}
+	if cfg.Dynamic == nil {
+		dyn, err := dynamic.NewForConfig(rc)
+		if err != nil {
+			return nil, fmt.Errorf("%w: dynamic client: %w", ErrInvalidConfig, err)
+		}
+		cfg.Dynamic = dyn
+	}
+	return New(cfg)
+}
+
 // Plan observes the cluster req names and returns the plan for req, or the
-// plan that resumes a relocation recorded in the cluster. See NewPlan.
+// plan that resumes a relocation recorded in the cluster. See PlanFor.
 func (r *Relocator) Plan(ctx context.Context, req Request) (*Plan, error) {
 	s, err := r.Observe(ctx, req.Namespace, req.cluster())
 	if err != nil {
 		return nil, err
 	}
-	return NewPlan(s, req)
+	return PlanFor(s, req)
 }
 
 // connector returns the etcd connector for a namespace.

@@ -1,6 +1,7 @@
 package etcdrelocate
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -10,6 +11,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
+
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 )
 
 // ErrSnapshotCorrupt is returned when a snapshot's sha256 trailer does not
@@ -19,7 +23,8 @@ var ErrSnapshotCorrupt = errors.New("etcdrelocate: snapshot checksum mismatch")
 // takeSnapshot streams a snapshot from the single member at endpoint to a
 // new file in dir and checks the sha256 that etcd appends to the stream
 // (the check etcdutl snapshot restore does). It returns the file's path and
-// size. A partial file is removed.
+// size. A partial file is removed. It reads the gRPC stream itself rather
+// than through clientv3's pipe, which copies every byte once more.
 func takeSnapshot(ctx context.Context, conn *connector, endpoint, dir, name string) (string, int64, error) {
 	cli, err := conn.client(endpoint)
 	if err != nil {
@@ -40,18 +45,34 @@ func takeSnapshot(ctx context.Context, conn *connector, endpoint, dir, name stri
 			os.Remove(f.Name())
 		}
 	}()
-	resp, err := cli.SnapshotWithVersion(ctx)
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := pb.NewMaintenanceClient(cli.ActiveConnection()).Snapshot(sctx, &pb.SnapshotRequest{})
 	if err != nil {
 		return "", 0, fmt.Errorf("snapshot from %s: %w", endpoint, err)
 	}
-	defer resp.Snapshot.Close()
 	th := &trailerHash{h: sha256.New()}
-	n, err := io.Copy(io.MultiWriter(f, th), resp.Snapshot)
-	if err != nil {
-		return "", 0, fmt.Errorf("snapshot from %s: %w", endpoint, err)
+	w := bufio.NewWriterSize(f, 1<<20)
+	var n int64
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", 0, fmt.Errorf("snapshot from %s after %d bytes: %w", endpoint, n, err)
+		}
+		if _, err := w.Write(resp.Blob); err != nil {
+			return "", 0, fmt.Errorf("snapshot: %w", err)
+		}
+		th.Write(resp.Blob)
+		n += int64(len(resp.Blob))
 	}
 	if !th.ok() {
 		return "", 0, fmt.Errorf("%w: %d bytes from %s", ErrSnapshotCorrupt, n, endpoint)
+	}
+	if err := w.Flush(); err != nil {
+		return "", 0, fmt.Errorf("snapshot: %w", err)
 	}
 	if err := f.Sync(); err != nil {
 		return "", 0, fmt.Errorf("snapshot: %w", err)
@@ -64,7 +85,161 @@ func takeSnapshot(ctx context.Context, conn *connector, endpoint, dir, name stri
 		return "", 0, fmt.Errorf("snapshot: %w", err)
 	}
 	done = true
+	syncDir(dir)
 	return path, n, nil
+}
+
+// syncDir makes a rename in dir durable, where the platform allows.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// bgSnapshot is a snapshot streaming in the background while the steps
+// run. Its result is read only after done is closed.
+type bgSnapshot struct {
+	src  string
+	done chan struct{}
+	path string
+	n    int64
+	err  error
+}
+
+func startSnapshot(ctx context.Context, conn *connector, endpoint, dir, name, src string) *bgSnapshot {
+	b := &bgSnapshot{src: src, done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		b.path, b.n, b.err = takeSnapshot(ctx, conn, endpoint, dir, name)
+	}()
+	return b
+}
+
+// snapshot is the snapshot step. In the StatefulSet layout the snapshot
+// streams in the background while the member moves: the old member's volume
+// is kept (reclaim policy Retain) until release-volume, which deletes it
+// only once the snapshot has verified, so the data always exists in a form
+// outside the cluster's voters. With Options.SnapshotFirst, and in the
+// v1alpha2 layouts (the operator deletes the old claim), the snapshot
+// completes before anything changes.
+func (x *run) snapshot(ctx context.Context) (string, bool, error) {
+	if x.cp.SnapshotPath != "" {
+		x.res.SnapshotPath = x.cp.SnapshotPath
+		return "taken earlier: " + x.cp.SnapshotPath, true, nil
+	}
+	src, err := x.snapshotSource(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	dir := x.p.Options.SnapshotDir
+	if dir == "" {
+		dir = defaultSnapshotDir()
+	}
+	name := snapshotName(x.p)
+	if !x.p.snapshotFirst() {
+		x.snap = startSnapshot(x.bg, x.conn, src.ClientURLs[0], dir, name, memberLabel(src))
+		return fmt.Sprintf("streaming from %s to %s in the background; the old volume stays until it verifies", memberLabel(src), dir), false, nil
+	}
+	path, n, err := takeSnapshot(ctx, x.conn, src.ClientURLs[0], dir, name)
+	if err != nil {
+		return "", false, err
+	}
+	if err := x.recordSnapshot(ctx, path, n); err != nil {
+		return "", false, err
+	}
+	return fmt.Sprintf("%d bytes from %s to %s", n, memberLabel(src), path), false, nil
+}
+
+func defaultSnapshotDir() string { return os.TempDir() }
+
+// snapshotName is the snapshot file's name, without the extension.
+func snapshotName(p *Plan) string {
+	return fmt.Sprintf("etcd-%s-%s-%s", p.Namespace, p.Cluster, time.Now().UTC().Format("20060102T150405Z"))
+}
+
+// snapshotSource picks a healthy voter other than the moved member: a
+// follower where there is one (the leader streams the learner's data
+// later), the most up-to-date among equals.
+func (x *run) snapshotSource(ctx context.Context) (*pb.Member, error) {
+	ms, err := x.mem.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sts := x.mem.voterStatuses(ctx, ms, x.p.Member.ID)
+	leader := agreedLeader(sts)
+	var src *pb.Member
+	for _, m := range ms {
+		st := sts[m.ID]
+		if st == nil || len(st.Errors) > 0 || m.ID == x.p.Member.ID {
+			continue
+		}
+		switch {
+		case src == nil, src.ID == leader && m.ID != leader:
+			src = m
+		case (src.ID == leader) == (m.ID == leader) && st.RaftAppliedIndex > sts[src.ID].RaftAppliedIndex:
+			src = m
+		}
+	}
+	if src == nil {
+		return nil, fmt.Errorf("%w: no healthy voter to take the snapshot from", ErrQuorumAtRisk)
+	}
+	return src, nil
+}
+
+// recordSnapshot records a verified snapshot in the result and the
+// checkpoint.
+func (x *run) recordSnapshot(ctx context.Context, path string, n int64) error {
+	x.res.SnapshotPath, x.res.SnapshotBytes = path, n
+	x.cp.SnapshotPath = path
+	if err := x.saveCheckpoint(ctx); err != nil {
+		return fmt.Errorf("record the snapshot: %w", err)
+	}
+	x.r.log.Info("snapshot verified", "path", path, "bytes", n)
+	return nil
+}
+
+// collectSnapshot records the background snapshot if it has finished; it
+// does not wait.
+func (x *run) collectSnapshot(ctx context.Context) {
+	if x.snap == nil {
+		return
+	}
+	select {
+	case <-x.snap.done:
+		_ = x.finishSnapshot(ctx)
+	default:
+	}
+}
+
+// finishSnapshot records the finished background snapshot. A failed one
+// is logged and dropped: release-volume takes the snapshot again before
+// the old volume goes.
+func (x *run) finishSnapshot(ctx context.Context) error {
+	b := x.snap
+	x.snap = nil
+	if b.err != nil {
+		x.r.log.Warn("the background snapshot failed; it is taken again before the old volume goes", "source", b.src, "err", b.err)
+		return b.err
+	}
+	if err := x.recordSnapshot(ctx, b.path, b.n); err != nil {
+		x.r.log.Warn("could not record the snapshot", "path", b.path, "err", err)
+		return err
+	}
+	return nil
+}
+
+// joinSnapshot waits for the background snapshot, unless ctx ends first,
+// and records it.
+func (x *run) joinSnapshot(ctx context.Context) {
+	if x.snap == nil {
+		return
+	}
+	select {
+	case <-x.snap.done:
+		_ = x.finishSnapshot(ctx)
+	case <-ctx.Done():
+	}
 }
 
 // trailerHash hashes everything written to it except the last 32 bytes,

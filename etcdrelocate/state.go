@@ -9,7 +9,7 @@ import (
 // State is one observation of a tenant etcd: etcd's own view (members,
 // Status per member, alarms, HashKV) joined with Kubernetes' (pods, PVCs,
 // PVs, nodes, the workload, the PDB) by peer URL. Observe fills it in;
-// Preflight and NewPlan read it and do no I/O, so tests can build one by hand
+// Preflight and PlanFor read it and do no I/O, so tests can build one by hand
 // (see package etcdrelocatetest).
 type State struct {
 	// Namespace and Cluster name the tenant etcd (Cluster is the
@@ -61,9 +61,11 @@ type Member struct {
 	Status      *MemberStatus
 	StatusError string
 	// Hash is the member's HashKV at State.HashRevision; HashOK is false if
-	// it was not taken.
-	Hash   uint32
-	HashOK bool
+	// it was not taken, and HashError then says why (empty for a member
+	// that was not asked: a learner, or one that did not answer Status).
+	Hash      uint32
+	HashOK    bool
+	HashError string
 
 	// Pod, PVC and PV are the Kubernetes objects of the member, nil where
 	// none was found.

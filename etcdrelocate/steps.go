@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -36,46 +35,6 @@ func (x *run) newMember(ms []*pb.Member) *pb.Member {
 	return nil
 }
 
-func (x *run) snapshot(ctx context.Context) (string, bool, error) {
-	if x.cp.SnapshotPath != "" {
-		x.res.SnapshotPath = x.cp.SnapshotPath
-		return "taken earlier: " + x.cp.SnapshotPath, true, nil
-	}
-	ms, err := x.mem.list(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	if !x.oldPresent(ms) {
-		return "the member is already removed; no snapshot taken", true, nil
-	}
-	sts := voterStatuses(ctx, x.conn, ms, x.p.Member.ID)
-	var src *pb.Member
-	for _, m := range ms {
-		if st := sts[m.ID]; st != nil && m.ID != x.p.Member.ID && len(st.Errors) == 0 &&
-			(src == nil || st.RaftAppliedIndex > sts[src.ID].RaftAppliedIndex) {
-			src = m
-		}
-	}
-	if src == nil {
-		return "", false, fmt.Errorf("%w: no healthy voter to take the snapshot from", ErrQuorumAtRisk)
-	}
-	dir := x.p.Options.SnapshotDir
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	name := fmt.Sprintf("etcd-%s-%s-%s", x.p.Namespace, x.p.Cluster, time.Now().UTC().Format("20060102T150405Z"))
-	path, n, err := takeSnapshot(ctx, x.conn, src.ClientURLs[0], dir, name)
-	if err != nil {
-		return "", false, err
-	}
-	x.res.SnapshotPath, x.res.SnapshotBytes = path, n
-	x.cp.SnapshotPath = path
-	if err := x.saveCheckpoint(ctx); err != nil {
-		return "", false, err
-	}
-	return fmt.Sprintf("%d bytes from %s to %s", n, memberLabel(src), path), false, nil
-}
-
 func memberLabel(m *pb.Member) string {
 	if m.Name != "" {
 		return m.Name
@@ -91,7 +50,7 @@ func (x *run) moveLeader(ctx context.Context) (string, bool, error) {
 	if !x.oldPresent(ms) {
 		return "the member is already removed", true, nil
 	}
-	moved, err := moveLeaderAway(ctx, x.conn, x.mem, x.p.Member.ID, x.r.t.Membership)
+	moved, err := x.mem.moveLeaderAway(ctx, x.p.Member.ID)
 	if err != nil {
 		return "", false, err
 	}
@@ -166,7 +125,7 @@ func (x *run) othersHealthy(ctx context.Context) error {
 		if err != nil {
 			return false, err
 		}
-		sts := voterStatuses(ctx, x.conn, ms, x.p.Member.ID)
+		sts := x.mem.voterStatuses(ctx, ms, x.p.Member.ID)
 		for _, m := range ms {
 			if m.IsLearner || m.ID == x.p.Member.ID {
 				continue
@@ -206,7 +165,7 @@ func (x *run) removeMember(ctx context.Context) (string, bool, error) {
 	}
 	// Leadership may have come back since move-leader (an election after
 	// a crash).
-	if _, err := moveLeaderAway(ctx, x.conn, x.mem, x.p.Member.ID, x.r.t.Membership); err != nil {
+	if _, err := x.mem.moveLeaderAway(ctx, x.p.Member.ID); err != nil {
 		return "", false, err
 	}
 	if err := x.mem.remove(ctx, x.p.Member.ID); err != nil {
@@ -262,7 +221,7 @@ func (x *run) catchUp(ctx context.Context) (string, bool, error) {
 	if !m.IsLearner {
 		return "already a voter", true, nil
 	}
-	sts := voterStatuses(ctx, x.conn, ms, m.ID)
+	sts := x.mem.voterStatuses(ctx, ms, m.ID)
 	leader := sts[agreedLeader(sts)]
 	if leader == nil {
 		return "", false, fmt.Errorf("%w: no agreed leader", ErrQuorumAtRisk)
@@ -294,6 +253,12 @@ func (x *run) catchUp(ctx context.Context) (string, bool, error) {
 
 // memberStatus asks one member for its Status on its own client URL.
 func (x *run) memberStatus(ctx context.Context, m *pb.Member) (*MemberStatus, error) {
+	return x.memberStatusWithin(ctx, m, statusCall)
+}
+
+// memberStatusWithin is memberStatus with a bound of its own: a member that
+// is not serving yet answers the moment it starts.
+func (x *run) memberStatusWithin(ctx context.Context, m *pb.Member, d time.Duration) (*MemberStatus, error) {
 	urls := m.ClientURLs
 	if len(urls) == 0 && x.p.Member.Pod != "" {
 		// A learner that has not published its attributes yet: use the
@@ -303,11 +268,7 @@ func (x *run) memberStatus(ctx context.Context, m *pb.Member) (*MemberStatus, er
 	if len(urls) == 0 {
 		return nil, fmt.Errorf("member %s has no client URL yet", FormatID(m.ID))
 	}
-	c, err := x.conn.member(urls[0])
-	if err != nil {
-		return nil, err
-	}
-	return memberStatus(ctx, x.conn, c, urls[0])
+	return x.mem.statusWithin(ctx, urls[0], d)
 }
 
 // clientURLFromPeer turns https://host:2380 into https://host:2379.

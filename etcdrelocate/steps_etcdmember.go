@@ -146,7 +146,7 @@ func (x *run) deleteEtcdMember(ctx context.Context) (string, bool, error) {
 		if err := x.pdbAllows(ctx); err != nil {
 			return "", false, err
 		}
-		if _, err := moveLeaderAway(ctx, x.conn, x.mem, x.p.Member.ID, x.r.t.Membership); err != nil {
+		if _, err := x.mem.moveLeaderAway(ctx, x.p.Member.ID); err != nil {
 			return "", false, err
 		}
 	}
@@ -181,8 +181,11 @@ func (x *run) pdbAllows(ctx context.Context) error {
 	return retry(ctx, x.r.t.Membership, "the PodDisruptionBudget to allow a disruption", func(ctx context.Context) (bool, error) {
 		kv := &kubeView{etcdMembers: map[string]string{}}
 		found, err := x.r.observeV1alpha2(ctx, x.p.Namespace, x.p.Cluster, kv)
-		if err != nil || !found {
-			return false, keepTrying{fmt.Errorf("observe the cluster: %v", err)}
+		if err != nil {
+			return false, keepTrying{fmt.Errorf("observe the cluster: %w", err)}
+		}
+		if !found {
+			return false, keepTrying{fmt.Errorf("%w: EtcdCluster %s not found", ErrUnexpectedMember, x.p.Cluster)}
 		}
 		if err := x.r.observePDB(ctx, x.p.Namespace, x.p.Cluster, kv); err != nil {
 			return false, keepTrying{err}

@@ -17,7 +17,7 @@ import (
 )
 
 // errMisplaced reports a new claim or pod on another node than the target.
-var errMisplaced = errors.New("placed on the wrong node")
+var errMisplaced = errors.New("etcdrelocate: placed on the wrong node")
 
 // uidOf returns the UID of the named pod or claim, "" if it does not exist.
 func (x *run) uids(ctx context.Context) (pvcUID, podUID string, err error) {
@@ -53,6 +53,7 @@ func (x *run) stopMember(ctx context.Context) (string, bool, error) {
 	if state.done() {
 		return "the old pod is gone and its claim " + state.claim(), true, nil
 	}
+	tl := newTimeline()
 	ms, err := x.mem.list(ctx)
 	if err != nil {
 		return "", false, err
@@ -61,35 +62,22 @@ func (x *run) stopMember(ctx context.Context) (string, bool, error) {
 		if err := x.othersHealthy(ctx); err != nil {
 			return "", false, err
 		}
-		if _, err := moveLeaderAway(ctx, x.conn, x.mem, x.p.Member.ID, x.r.t.Membership); err != nil {
+		tl.mark("others healthy")
+		if _, err := x.mem.moveLeaderAway(ctx, x.p.Member.ID); err != nil {
 			return "", false, err
 		}
+		tl.mark("not leading")
 		x.res.RemovedAt = time.Now()
 	}
+	if err := x.retainVolume(ctx); err != nil {
+		return "", false, err
+	}
+	tl.mark("volume retained")
 	if err := x.holdAndDelete(ctx, x.p.Member.PVCUID, x.p.Member.PodUID); err != nil {
 		return "", false, err
 	}
-	return fmt.Sprintf("pod %s deleted, claim %s deleted and held", x.p.Member.Pod, x.p.Member.PVC), false, nil
-}
-
-// deleteRetainedVolume deletes the old volume if its reclaim policy keeps
-// it (Retain) and it still refers to the old claim. With Delete the
-// provisioner removes it.
-func (x *run) deleteRetainedVolume(ctx context.Context) string {
-	if x.p.Member.PV == "" {
-		return ""
-	}
-	pvs := x.r.cfg.Kube.CoreV1().PersistentVolumes()
-	pv, err := pvs.Get(ctx, x.p.Member.PV, metav1.GetOptions{})
-	if err != nil || pv.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimRetain ||
-		pv.Spec.ClaimRef == nil || string(pv.Spec.ClaimRef.UID) != x.p.Member.PVCUID {
-		return ""
-	}
-	if err := pvs.Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
-		x.r.log.Warn("could not delete the old retained volume", "pv", pv.Name, "err", err)
-		return ""
-	}
-	return "; retained volume " + pv.Name + " deleted"
+	tl.mark("pod gone")
+	return fmt.Sprintf("pod %s deleted, claim %s deleted and held; %s", x.p.Member.Pod, x.p.Member.PVC, tl), false, nil
 }
 
 // claimOnTarget makes sure the member's claim will be provisioned on, or
@@ -118,7 +106,7 @@ func (x *run) claimOnTarget(ctx context.Context) (string, bool, error) {
 		if ok, err := x.releaseHeld(ctx); err != nil {
 			return "", false, err
 		} else if ok {
-			released = "released the old claim" + x.deleteRetainedVolume(ctx) + "; "
+			released = "released the old claim; "
 		}
 	}
 	err = retry(ctx, x.r.t.Pod, "claim on the target node", func(ctx context.Context) (bool, error) {
@@ -329,96 +317,4 @@ func (x *run) freeVolume(ctx context.Context, class string, claim *corev1.Persis
 		return "", fmt.Errorf("%w: no free %s volume of %s on %s", ErrTargetNode, class, want.String(), x.p.TargetNode)
 	}
 	return best, nil
-}
-
-// waitPod waits until the member's pod runs on the target node and answers
-// Status as the new member, of the same cluster.
-func (x *run) waitPod(ctx context.Context) (string, bool, error) {
-	pods := x.r.cfg.Kube.CoreV1().Pods(x.p.Namespace)
-	var msg string
-	var nudged time.Time
-	err := retry(ctx, x.r.t.Pod, "pod "+x.p.Member.Pod+" on "+x.p.TargetNode, func(ctx context.Context) (bool, error) {
-		pod, err := pods.Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
-		if err == nil {
-			x.r.log.Debug("waiting for the pod", "uid", pod.UID, "node", pod.Spec.NodeName, "phase", pod.Status.Phase)
-		}
-		switch {
-		case apierrors.IsNotFound(err):
-			// The StatefulSet controller may be backing off after the
-			// claim was held (a resumed run did not nudge it yet).
-			if time.Since(nudged) > 2*time.Second {
-				x.nudgeStatefulSet(ctx)
-				nudged = time.Now()
-			}
-			return false, keepTrying{err}
-		case err != nil:
-			return false, keepTrying{err}
-		case string(pod.UID) == x.p.Member.PodUID:
-			return false, keepTrying{errors.New("the old pod is still present")}
-		case pod.Spec.NodeName == "":
-			return false, keepTrying{errors.New("the pod is not scheduled yet")}
-		case pod.Spec.NodeName != x.p.TargetNode:
-			return false, fmt.Errorf("pod %s: %w (%s)", pod.Name, errMisplaced, pod.Spec.NodeName)
-		}
-		m, _, err := x.learnerID(ctx)
-		if err != nil {
-			return false, err
-		}
-		st, err := x.memberStatus(ctx, m)
-		if err != nil {
-			x.r.log.Debug("the new member does not answer yet", "err", err)
-			return false, keepTrying{err}
-		}
-		if st.MemberID != m.ID {
-			return false, keepTrying{fmt.Errorf("the pod answers as member %s", FormatID(st.MemberID))}
-		}
-		if x.p.ClusterID != 0 && st.ClusterID != x.p.ClusterID {
-			return false, fmt.Errorf("%w: the new pod reports cluster %s, not %s", ErrUnexpectedMember, FormatID(st.ClusterID), FormatID(x.p.ClusterID))
-		}
-		msg = fmt.Sprintf("pod %s runs on %s as member %s (learner=%t)", pod.Name, pod.Spec.NodeName, FormatID(m.ID), st.IsLearner)
-		return true, nil
-	})
-	if errors.Is(err, errMisplaced) {
-		if err := x.relocateAgain(ctx); err != nil {
-			return "", false, err
-		}
-		if _, _, err := x.claimOnTarget(ctx); err != nil {
-			return "", false, err
-		}
-		return x.waitPod(ctx)
-	}
-	return msg, false, err
-}
-
-// relocateAgain undoes a misplaced start: it removes the new learner (a
-// learner may always be removed), deletes the misplaced claim and pod, and
-// adds the learner again, so that the next claim can be pinned. It gives up
-// after two attempts.
-func (x *run) relocateAgain(ctx context.Context) error {
-	x.misplaced++
-	if x.misplaced > 2 {
-		return fmt.Errorf("%w: the new pod keeps landing on another node than %s", ErrTargetNode, x.p.TargetNode)
-	}
-	x.r.log.Warn("new member placed on the wrong node; removing its learner and trying again", "attempt", x.misplaced)
-	ms, err := x.mem.list(ctx)
-	if err != nil {
-		return err
-	}
-	if m := x.newMember(ms); m != nil {
-		if !m.IsLearner {
-			return fmt.Errorf("%w: the misplaced member %s is already a voter", ErrTargetNode, FormatID(m.ID))
-		}
-		if err := x.mem.remove(ctx, m.ID); err != nil {
-			return err
-		}
-	}
-	pvcUID, podUID, err := x.uids(ctx)
-	if err != nil {
-		return err
-	}
-	if err := x.holdAndDelete(ctx, pvcUID, podUID); err != nil {
-		return err
-	}
-	_, _, err = x.addLearner(ctx)
-	return err
 }

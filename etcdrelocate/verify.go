@@ -9,6 +9,7 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Verification is what Verify found after a relocation.
@@ -34,6 +35,29 @@ type Verification struct {
 	PodReady    bool
 	// Problems lists what does not hold (empty when verified).
 	Problems []string
+	// Unobserved lists what could not be checked (a voter that did not
+	// answer HashKV, a key count that could not be read); empty when
+	// everything was observed. Not a problem, and not a pass either.
+	Unobserved []string
+
+	// etcdProblems are the problems on etcd's side (Problems without the
+	// pod's).
+	etcdProblems []string
+}
+
+// err returns the verification's verdict: nil, or an error wrapping
+// ErrVerify (problems) and/or ErrNotObserved (what could not be checked).
+func (v *Verification) err() error {
+	p, u := strings.Join(v.Problems, "; "), strings.Join(v.Unobserved, "; ")
+	switch {
+	case p != "" && u != "":
+		return fmt.Errorf("%w: %s; %w: %s", ErrVerify, p, ErrNotObserved, u)
+	case p != "":
+		return fmt.Errorf("%w: %s", ErrVerify, p)
+	case u != "":
+		return fmt.Errorf("%w: %s", ErrNotObserved, u)
+	}
+	return nil
 }
 
 // String renders the verification as a few lines of text.
@@ -48,32 +72,83 @@ func (v *Verification) String() string {
 	for _, p := range v.Problems {
 		fmt.Fprintf(&b, "problem: %s\n", p)
 	}
+	for _, u := range v.Unobserved {
+		fmt.Fprintf(&b, "not observed: %s\n", u)
+	}
 	return b.String()
 }
 
 // Verify checks the outcome of plan p: every member a voter and as many as
 // before, one agreed leader, HashKV equal at a common revision, every voter
 // holding the same keys at the revision the relocation started from, and
-// the new member's pod Ready on the target node. It retries for up to the
-// pod timeout (a pod becomes Ready only after promotion) and returns an
-// error wrapping ErrVerify with the problems if they persist.
+// the new member's pod Ready on the target node. A pod becomes Ready only
+// after promotion: once etcd's side holds, Verify re-reads only the pod, on
+// its events, instead of observing etcd again. It retries for up to the
+// pod timeout while something does not hold, and returns an error wrapping
+// ErrVerify with the problems, or ErrNotObserved with what could not be
+// checked, if that persists.
 func (r *Relocator) Verify(ctx context.Context, p *Plan) (*Verification, error) {
+	var wake <-chan struct{}
+	podOnly := !p.Layout.operatorManaged() && p.Member.Pod != ""
+	if podOnly {
+		w, stop := wakeOn(ctx, watched{r.cfg.Kube.CoreV1().Pods(p.Namespace).Watch, p.Member.Pod})
+		defer stop()
+		wake = w
+	}
 	var v *Verification
-	err := retry(ctx, r.t.Pod, "verification", func(ctx context.Context) (bool, error) {
-		var err error
-		v, err = r.verifyOnce(ctx, p)
-		if err != nil {
-			return false, keepTrying{err}
+	err := retryWake(ctx, r.t.Pod, "verification", wake, func(ctx context.Context) (bool, error) {
+		if podOnly && v != nil && v.etcdHeld() {
+			if err := r.verifyPod(ctx, p, v); err != nil {
+				return false, keepTrying{err}
+			}
+		} else {
+			nv, err := r.verifyOnce(ctx, p)
+			if err != nil {
+				return false, keepTrying{err}
+			}
+			v = nv
 		}
-		if len(v.Problems) > 0 {
-			return false, keepTrying{fmt.Errorf("%w: %s", ErrVerify, strings.Join(v.Problems, "; "))}
+		if err := v.err(); err != nil {
+			return false, keepTrying{err}
 		}
 		return true, nil
 	})
-	if err != nil && v != nil && len(v.Problems) > 0 {
-		return v, fmt.Errorf("%w: %s", ErrVerify, strings.Join(v.Problems, "; "))
+	if err != nil && v != nil && v.err() != nil {
+		return v, v.err()
 	}
 	return v, err
+}
+
+// etcdHeld reports that everything but the pod was verified.
+func (v *Verification) etcdHeld() bool { return len(v.etcdProblems) == 0 && len(v.Unobserved) == 0 }
+
+// judge sets Problems from etcd's problems and the pod's state.
+func (v *Verification) judge(p *Plan) {
+	v.Problems = slices.Clone(v.etcdProblems)
+	if v.NewMemberID == 0 {
+		return
+	}
+	if v.PodNode != p.TargetNode {
+		v.Problems = append(v.Problems, fmt.Sprintf("the new member runs on %q, not %s", v.PodNode, p.TargetNode))
+	}
+	if !v.PodReady {
+		v.Problems = append(v.Problems, "the new member's pod is not Ready")
+	}
+}
+
+// verifyPod re-reads the new member's pod into v.
+func (r *Relocator) verifyPod(ctx context.Context, p *Plan, v *Verification) error {
+	pod, err := r.cfg.Kube.CoreV1().Pods(p.Namespace).Get(ctx, p.Member.Pod, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("get pod %s: %w", p.Member.Pod, err)
+	}
+	v.PodNode, v.PodReady = "", false
+	if string(pod.UID) != p.Member.PodUID {
+		po := podOf(pod)
+		v.PodNode, v.PodReady = po.Node, po.Ready
+	}
+	v.judge(p)
+	return nil
 }
 
 func (r *Relocator) verifyOnce(ctx context.Context, p *Plan) (*Verification, error) {
@@ -82,7 +157,9 @@ func (r *Relocator) verifyOnce(ctx context.Context, p *Plan) (*Verification, err
 		return nil, err
 	}
 	v := &Verification{Leader: s.Leader(), HashRevision: s.HashRevision, HashesEqual: true, KeysAtStart: -1}
-	problem := func(format string, args ...any) { v.Problems = append(v.Problems, fmt.Sprintf(format, args...)) }
+	problem := func(format string, args ...any) {
+		v.etcdProblems = append(v.etcdProblems, fmt.Sprintf(format, args...))
+	}
 	v.Voters, v.Learners = len(s.Voters()), len(s.Learners())
 	if v.Learners > 0 {
 		problem("%d learner(s) left", v.Learners)
@@ -98,7 +175,7 @@ func (r *Relocator) verifyOnce(ctx context.Context, p *Plan) (*Verification, err
 		case !m.Healthy():
 			problem("voter %s unhealthy: %s", m.Label(), m.StatusError)
 		case !m.HashOK:
-			problem("no HashKV from %s", m.Label())
+			v.Unobserved = append(v.Unobserved, fmt.Sprintf("no HashKV from %s: %s", m.Label(), orUnknown(m.HashError)))
 			v.HashesEqual = false
 		case m.Hash != s.Voters()[0].Hash:
 			problem("HashKV of %s differs", m.Label())
@@ -112,21 +189,18 @@ func (r *Relocator) verifyOnce(ctx context.Context, p *Plan) (*Verification, err
 		if nm.Pod != nil {
 			v.PodNode, v.PodReady = nm.Pod.Node, nm.Pod.Ready
 		}
-		if v.PodNode != p.TargetNode {
-			problem("the new member runs on %q, not %s", v.PodNode, p.TargetNode)
-		}
-		if !v.PodReady {
-			problem("the new member's pod is not Ready")
-		}
 	}
 	if s.Checkpoint != nil && s.Checkpoint.Revision > 0 {
 		v.StartRevision = s.Checkpoint.Revision
-		if n, err := r.keysAt(ctx, p.Namespace, s.Voters(), v.StartRevision); err != nil {
-			problem("%v", err)
+		if n, err := r.keysAt(ctx, p.Namespace, s.Voters(), v.StartRevision); errors.Is(err, ErrNotObserved) {
+			v.Unobserved = append(v.Unobserved, err.Error())
+		} else if err != nil {
+			problem("%s", err.Error())
 		} else {
 			v.KeysAtStart = n
 		}
 	}
+	v.judge(p)
 	return v, nil
 }
 
@@ -164,7 +238,7 @@ func (r *Relocator) keysAt(ctx context.Context, namespace string, voters []Membe
 		}
 		c, err := conn.member(m.ClientURLs[0])
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("%w: %w", ErrNotObserved, err)
 		}
 		cctx, cancel := conn.callCtx(ctx)
 		resp, err := c.Get(cctx, "\x00", clientv3.WithFromKey(), clientv3.WithCountOnly(), clientv3.WithRev(rev), clientv3.WithSerializable())
@@ -173,7 +247,7 @@ func (r *Relocator) keysAt(ctx context.Context, namespace string, voters []Membe
 			return -1, nil
 		}
 		if err != nil {
-			return 0, fmt.Errorf("count keys on %s at revision %d: %w", m.Label(), rev, err)
+			return 0, fmt.Errorf("%w: count keys on %s at revision %d: %w", ErrNotObserved, m.Label(), rev, err)
 		}
 		if count >= 0 && resp.Count != count {
 			return 0, fmt.Errorf("%s holds %d keys at revision %d, another voter %d", m.Label(), resp.Count, rev, count)

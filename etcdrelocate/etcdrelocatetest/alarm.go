@@ -2,6 +2,7 @@ package etcdrelocatetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -13,12 +14,20 @@ import (
 // backend quota is exceeded or corruption is detected. clientv3 exposes only
 // list and disarm; the RPC also accepts ACTIVATE. Disarm with
 // cli.AlarmDisarm.
-func RaiseAlarm(t testing.TB, ctx context.Context, cli *clientv3.Client, memberID uint64, alarm pb.AlarmType) {
-	t.Helper()
+func RaiseAlarm(ctx context.Context, cli *clientv3.Client, memberID uint64, alarm pb.AlarmType) error {
 	_, err := pb.NewMaintenanceClient(cli.ActiveConnection()).Alarm(ctx, &pb.AlarmRequest{
 		Action: pb.AlarmRequest_ACTIVATE, MemberID: memberID, Alarm: alarm,
 	})
 	if err != nil {
-		t.Fatalf("etcdrelocatetest: raise %s on %x: %v", alarm, memberID, err)
+		return fmt.Errorf("etcdrelocatetest: raise %s on %x: %w", alarm, memberID, err)
+	}
+	return nil
+}
+
+// RaiseAlarmT is RaiseAlarm for tests: it fails the test on an error.
+func RaiseAlarmT(t testing.TB, ctx context.Context, cli *clientv3.Client, memberID uint64, alarm pb.AlarmType) {
+	t.Helper()
+	if err := RaiseAlarm(ctx, cli, memberID, alarm); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -32,6 +32,9 @@ type DocumentedConfig struct {
 	PluginLatency time.Duration
 	// WaitTimeout is the `kubectl wait --timeout`. Default 2m.
 	WaitTimeout time.Duration
+	// CallTimeout bounds each `kubectl etcd` call, as the plugin's own
+	// timeout does. Default 30s.
+	CallTimeout time.Duration
 }
 
 // DocumentedReport is what the replay did.
@@ -78,6 +81,9 @@ func ReplayDocumented(ctx context.Context, cfg DocumentedConfig) (*DocumentedRep
 	if cfg.WaitTimeout == 0 {
 		cfg.WaitTimeout = 2 * time.Minute
 	}
+	if cfg.CallTimeout == 0 {
+		cfg.CallTimeout = 30 * time.Second
+	}
 	rep := &DocumentedReport{}
 	start := time.Now()
 	defer func() { rep.Duration = time.Since(start) }()
@@ -100,7 +106,7 @@ func ReplayDocumented(ctx context.Context, cfg DocumentedConfig) (*DocumentedRep
 			return err
 		}
 		defer c.Close()
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second) // kubectl-etcd's timeout
+		cctx, cancel := context.WithTimeout(ctx, cfg.CallTimeout)
 		defer cancel()
 		return f(cctx, c)
 	}

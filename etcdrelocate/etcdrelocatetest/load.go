@@ -55,18 +55,18 @@ type LoadReport struct {
 	FirstError string
 }
 
-// StartLoad starts writing through cli until Stop (at the latest when the
-// test ends). cli should reach every member, as a tenant kube-apiserver's
-// client does.
-func StartLoad(t testing.TB, cli *clientv3.Client, cfg LoadConfig) *Load {
+// StartLoadT is StartLoad for tests: the load stops when the test ends at
+// the latest.
+func StartLoadT(t testing.TB, cli *clientv3.Client, cfg LoadConfig) *Load {
 	t.Helper()
-	l := RunLoad(cli, cfg)
+	l := StartLoad(cli, cfg)
 	t.Cleanup(func() { l.Stop() })
 	return l
 }
 
-// RunLoad is StartLoad for programs: the caller calls Stop.
-func RunLoad(cli *clientv3.Client, cfg LoadConfig) *Load {
+// StartLoad starts writing through cli until Stop, which the caller calls.
+// cli should reach every member, as a tenant kube-apiserver's client does.
+func StartLoad(cli *clientv3.Client, cfg LoadConfig) *Load {
 	if cfg.Prefix == "" {
 		cfg.Prefix = "/load/"
 	}
@@ -138,25 +138,24 @@ func (l *Load) Stop() LoadReport {
 	return l.Report()
 }
 
-// Verify checks, after Stop, that every acknowledged write is readable
-// with its value through cli (a linearizable read), and fails the test if
-// not.
-func (l *Load) Verify(t testing.TB, ctx context.Context, cli *clientv3.Client) {
+// CheckT is Check for tests: it fails the test on a lost write.
+func (l *Load) CheckT(t testing.TB, ctx context.Context, cli *clientv3.Client) {
 	t.Helper()
 	if err := l.Check(ctx, cli); err != nil {
-		t.Fatalf("etcdrelocatetest: %v", err)
+		t.Fatal(err)
 	}
 }
 
-// Check is Verify for programs: it returns an error naming the first lost
-// write.
+// Check checks, after Stop, that every acknowledged write is readable with
+// its value through cli (a linearizable read), and returns an error naming
+// the first lost write.
 func (l *Load) Check(ctx context.Context, cli *clientv3.Client) error {
 	l.mu.Lock()
 	acked := append([]uint64(nil), l.acked...)
 	l.mu.Unlock()
 	resp, err := cli.Get(ctx, l.cfg.Prefix, clientv3.WithPrefix())
 	if err != nil {
-		return fmt.Errorf("read back the load: %w", err)
+		return fmt.Errorf("etcdrelocatetest: read back the load: %w", err)
 	}
 	got := make(map[string]string, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
@@ -164,7 +163,7 @@ func (l *Load) Check(ctx context.Context, cli *clientv3.Client) error {
 	}
 	for _, seq := range acked {
 		if v, ok := got[l.key(seq)]; !ok || v != l.value(seq) {
-			return fmt.Errorf("acknowledged write %s lost (read %q, present %v)", l.key(seq), v, ok)
+			return fmt.Errorf("etcdrelocatetest: acknowledged write %s lost (read %q, present %v)", l.key(seq), v, ok)
 		}
 	}
 	return nil

@@ -56,11 +56,10 @@ type MonitorReport struct {
 	MaxVoters, MaxLearners int
 }
 
-// StartMonitor samples through cli until Stop. cli's endpoints should
-// cover the members; Status is asked of every member on its own client URL
-// through cli's dial options.
-func StartMonitor(t testing.TB, cli *clientv3.Client, cfg MonitorConfig) *Monitor {
-	t.Helper()
+// StartMonitor samples through cli until Stop, which the caller calls.
+// cli's endpoints should cover the members; Status is asked of every member
+// on its own client URL through cli's dial options.
+func StartMonitor(cli *clientv3.Client, cfg MonitorConfig) *Monitor {
 	if cfg.Interval == 0 {
 		cfg.Interval = 200 * time.Millisecond
 	}
@@ -70,6 +69,14 @@ func StartMonitor(t testing.TB, cli *clientv3.Client, cfg MonitorConfig) *Monito
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Monitor{cfg: cfg, cli: cli, cancel: cancel, done: make(chan struct{}), report: MonitorReport{MinFaultTolerance: 1 << 30}}
 	go m.run(ctx)
+	return m
+}
+
+// StartMonitorT is StartMonitor for tests: the monitor stops when the test
+// ends at the latest.
+func StartMonitorT(t testing.TB, cli *clientv3.Client, cfg MonitorConfig) *Monitor {
+	t.Helper()
+	m := StartMonitor(cli, cfg)
 	t.Cleanup(func() { m.Stop() })
 	return m
 }

@@ -1,6 +1,7 @@
 package etcdrelocatetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -22,6 +23,9 @@ type StateOptions struct {
 	Version string
 }
 
+// ErrInvalidOptions is returned by NewState for options it cannot build.
+var ErrInvalidOptions = errors.New("etcdrelocatetest: invalid state options")
+
 // Namespace is the namespace of states built by NewState.
 const Namespace = "tenant-test"
 
@@ -31,22 +35,23 @@ func NodeName(i int) string { return "node-" + string(rune('a'+i)) }
 // MemberID returns the etcd member ID NewState gives member i.
 func MemberID(i int) uint64 { return 0x8e9e05c52164694d + uint64(i)*0x1111 }
 
-// NewState returns the observed state of a healthy tenant etcd: member i runs
-// as pod etcd-i (or EtcdMember etcd-i for the v1alpha2 layouts) on node
-// NodeName(i), every member is a healthy voter agreeing on the leader, hashes
-// are equal, and SpareNodes empty Ready nodes follow. Tests change fields to
-// produce the situation they need.
-func NewState(t testing.TB, opts StateOptions) *etcdrelocate.State {
+// NewStateT is NewState for tests: it fails the test on an error.
+func NewStateT(t testing.TB, opts StateOptions) *etcdrelocate.State {
 	t.Helper()
-	s, err := BuildState(opts)
+	s, err := NewState(opts)
 	if err != nil {
-		t.Fatalf("etcdrelocatetest: %v", err)
+		t.Fatal(err)
 	}
 	return s
 }
 
-// BuildState is NewState for code without a testing.TB (examples).
-func BuildState(opts StateOptions) (*etcdrelocate.State, error) {
+// NewState returns the observed state of a healthy tenant etcd: member i runs
+// as pod etcd-i (or EtcdMember etcd-i for the v1alpha2 layouts) on node
+// NodeName(i), every member is a healthy voter agreeing on the leader, hashes
+// are equal, and SpareNodes empty Ready nodes follow. Tests change fields to
+// produce the situation they need. It returns an error for options that
+// cannot be built.
+func NewState(opts StateOptions) (*etcdrelocate.State, error) {
 	if opts.Voters == 0 {
 		opts.Voters = 3
 	}
@@ -60,7 +65,7 @@ func BuildState(opts StateOptions) (*etcdrelocate.State, error) {
 		opts.Version = "3.6.11"
 	}
 	if opts.Leader < 0 || opts.Leader >= opts.Voters {
-		return nil, fmt.Errorf("leader %d out of range for %d voters", opts.Leader, opts.Voters)
+		return nil, fmt.Errorf("%w: leader %d out of range for %d voters", ErrInvalidOptions, opts.Leader, opts.Voters)
 	}
 	service := "etcd-headless"
 	if opts.Layout == etcdrelocate.LayoutEtcdMember {

@@ -97,7 +97,7 @@ func (o *options) defaults(ctx context.Context, r *etcdrelocate.Relocator, req *
 type load struct{ l *etcdrelocatetest.Load }
 
 func startLoad(cli *clientv3.Client) *load {
-	return &load{l: etcdrelocatetest.RunLoad(cli, etcdrelocatetest.LoadConfig{Prefix: "/example/"})}
+	return &load{l: etcdrelocatetest.StartLoad(cli, etcdrelocatetest.LoadConfig{Prefix: "/example/"})}
 }
 
 func (l *load) stop() etcdrelocatetest.LoadReport { return l.l.Stop() }

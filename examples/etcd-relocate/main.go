@@ -17,8 +17,10 @@
 // With --kubeconfig it works on a real tenant namespace of a Cozystack
 // management cluster. It reaches the members through a port-forward of the
 // Kubernetes API (or directly with --direct, from inside the cluster
-// network) and needs rights on pods, claims, volumes, nodes, ConfigMaps,
-// Secrets and, for Cozystack v1.6+, the EtcdCluster and EtcdMember objects.
+// network) and needs rights on pods, claims, volumes (it keeps the old
+// member's volume with reclaim policy Retain until the new member is
+// verified), nodes, ConfigMaps, Secrets and, for Cozystack v1.6+, the
+// EtcdCluster and EtcdMember objects.
 // Run it with --dry-run first. If it stops (Ctrl-C, a lost connection), run
 // the same command again: it resumes from the checkpoint in the cluster.
 //
@@ -35,8 +37,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/internal/examplecli"
@@ -54,6 +54,7 @@ type options struct {
 	direct       bool
 	snapshotDir  string
 	skipSnapshot bool
+	snapFirst    bool
 	skipVersion  bool
 	timeout      time.Duration
 }
@@ -85,8 +86,9 @@ through the move.`,
 	f.StringVar(&o.toNode, "to-node", "", "node to move it to (embedded default: the free node)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the plan and stop")
 	f.BoolVar(&o.direct, "direct", false, "with --kubeconfig: dial members by their pod DNS names instead of a port-forward")
-	f.StringVar(&o.snapshotDir, "snapshot-dir", "", "where to write the snapshot taken before the move (default: the temporary directory)")
-	f.BoolVar(&o.skipSnapshot, "skip-snapshot", false, "do not take a snapshot first")
+	f.StringVar(&o.snapshotDir, "snapshot-dir", "", "where to write the snapshot taken during the move (default: the temporary directory)")
+	f.BoolVar(&o.skipSnapshot, "skip-snapshot", false, "do not take a snapshot (the old volume is still kept until the new member is verified)")
+	f.BoolVar(&o.snapFirst, "snapshot-first", false, "take the snapshot before the member stops instead of while it moves (slower; keeps the snapshot's load out of the window without fault tolerance)")
 	f.BoolVar(&o.skipVersion, "skip-version-hazard", false,
 		"proceed on etcd 3.5.1-3.5.19 (Cozystack <= v1.5 runs 3.5.12), whose learner promotion is saved in the v2 store only (etcd #19557); upgrade to 3.5.26+ before 3.6")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up after this long")
@@ -125,30 +127,26 @@ func (o *options) run(ctx context.Context) error {
 
 // relocator builds the Relocator for the target's cluster.
 func (o *options) relocator(dial etcdrelocate.DialFunc) (*etcdrelocate.Relocator, error) {
-	kube, err := kubernetes.NewForConfig(o.target.RESTConfig)
-	if err != nil {
-		return nil, examplecli.WithCode(examplecli.ExitUnavailable, err)
-	}
-	dyn, err := dynamic.NewForConfig(o.target.RESTConfig)
-	if err != nil {
-		return nil, examplecli.WithCode(examplecli.ExitUnavailable, err)
-	}
-	return etcdrelocate.New(etcdrelocate.Config{
-		Kube: kube, Dynamic: dyn, Dial: dial, Logger: o.target.Logger(),
-		Progress: newProgress(os.Stderr).event,
+	r, err := etcdrelocate.NewForConfig(o.target.RESTConfig, etcdrelocate.Config{
+		Dial: dial, Logger: o.target.Logger(), Progress: newProgress(os.Stderr).event,
 	})
+	if err != nil {
+		return nil, examplecli.WithCode(examplecli.ExitUnavailable, err)
+	}
+	return r, nil
 }
 
 // relocate observes, plans (printing the plan), and unless --dry-run
 // executes and prints the verification.
 func (o *options) relocate(ctx context.Context, r *etcdrelocate.Relocator, req etcdrelocate.Request) (*etcdrelocate.Result, error) {
-	req.Options = etcdrelocate.Options{SnapshotDir: o.snapshotDir, SkipSnapshot: o.skipSnapshot, SkipVersionHazard: o.skipVersion}
+	req.Options = etcdrelocate.Options{SnapshotDir: o.snapshotDir, SkipSnapshot: o.skipSnapshot, SnapshotFirst: o.snapFirst,
+		SkipVersionHazard: o.skipVersion}
 	s, err := r.Observe(ctx, req.Namespace, req.Cluster)
 	if err != nil {
 		return nil, examplecli.WithCode(examplecli.ExitUnavailable, fmt.Errorf("observe %s/%s: %w", req.Namespace, req.Cluster, err))
 	}
 	printMembers(o.out, s)
-	plan, err := etcdrelocate.NewPlan(s, req)
+	plan, err := etcdrelocate.PlanFor(s, req)
 	var pe *etcdrelocate.PreflightError
 	if errors.As(err, &pe) {
 		fmt.Fprintln(o.out, "\nRefused:")
@@ -179,7 +177,7 @@ func (o *options) relocate(ctx context.Context, r *etcdrelocate.Relocator, req e
 	}
 	fmt.Fprintf(o.out, "\nRelocated in %s.\n", res.Duration.Round(100*time.Millisecond))
 	if res.SnapshotPath != "" {
-		fmt.Fprintf(o.out, "Snapshot taken before the move: %s (%d bytes)\n", res.SnapshotPath, res.SnapshotBytes)
+		fmt.Fprintf(o.out, "Snapshot taken during the move: %s (%d bytes)\n", res.SnapshotPath, res.SnapshotBytes)
 	}
 	if res.Verification != nil {
 		fmt.Fprintf(o.out, "Verification:\n%s", indent(res.Verification.String()))

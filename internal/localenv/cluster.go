@@ -52,6 +52,11 @@ type ClusterConfig struct {
 	// to keep tests quick (liveness probes keep their spec timing). Default
 	// 1s; negative means the periods in the pod specs.
 	MaxProbePeriod time.Duration
+	// RestartBackoff is the delay before a crashed container's first
+	// restart; it doubles on every crash up to 30 times its value (as the
+	// kubelet's CrashLoopBackOff does from 10s to 5m). Default 1s. Tests
+	// that crash the same container many times set it lower.
+	RestartBackoff time.Duration
 }
 
 func (cc ClusterConfig) withDefaults() (ClusterConfig, error) {
@@ -128,7 +133,7 @@ func (e *Env) startCluster(ctx context.Context, a *APIServer) error {
 	c.agent, err = nodeagent.Start(ctx, nodeagent.Config{
 		Client: cs, Nodes: cc.Nodes, Dir: nodesDir, Network: c.network,
 		EtcdBinary: etcdBin, DNSServer: c.dns.Addr(),
-		HeartbeatInterval: cc.heartbeat(), MaxProbePeriod: cc.MaxProbePeriod, Logger: e.log,
+		HeartbeatInterval: cc.heartbeat(), MaxProbePeriod: cc.MaxProbePeriod, RestartBackoff: cc.RestartBackoff, Logger: e.log,
 	})
 	if err != nil {
 		return err

@@ -18,7 +18,9 @@
 // becomes Released and the Manager's cleaner wipes the directory, deletes
 // the volume and creates it again empty, with a new UID, like the sig-storage
 // local static provisioner. So deleting a PVC really deletes the data, and a
-// new claim binds on whatever node the scheduler picks.
+// new claim binds on whatever node the scheduler picks. A volume whose
+// reclaim policy is Retain keeps its data while Released, until its policy
+// goes back to Delete.
 //
 // # Errors
 //

@@ -211,10 +211,12 @@ func (m *Manager) watch(ctx context.Context) error {
 }
 
 // observe starts recycling a volume that became Released (its claim was
-// deleted) or Failed.
+// deleted) or Failed, unless its reclaim policy is Retain: as with a real
+// provisioner, a retained volume keeps its data until its policy is set
+// back to Delete (which recycles it then) or it is deleted.
 func (m *Manager) observe(obj any) {
 	pv, ok := obj.(*corev1.PersistentVolume)
-	if !ok || pv.DeletionTimestamp != nil {
+	if !ok || pv.DeletionTimestamp != nil || pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRetain {
 		return
 	}
 	if pv.Status.Phase != corev1.VolumeReleased && pv.Status.Phase != corev1.VolumeFailed {

@@ -59,6 +59,37 @@ func TestManager_createsClassAndVolumesAndRecyclesReleased(t *testing.T) {
 	require.Empty(t, entries, "released volume wiped")
 }
 
+func TestManager_keepsRetainedVolumes(t *testing.T) {
+	ctx := t.Context()
+	cs := fake.NewClientset()
+	root := t.TempDir()
+	m, err := localvolume.Start(ctx, localvolume.Config{
+		Client: cs, Nodes: []string{"node-a"}, PerNode: 1,
+		Dir: func(node string) string { return filepath.Join(root, node) },
+	})
+	require.NoError(t, err)
+	defer m.Stop()
+	pv, err := cs.CoreV1().PersistentVolumes().Get(ctx, "node-a-vol-0", metav1.GetOptions{})
+	require.NoError(t, err)
+	data := filepath.Join(pv.Spec.Local.Path, "default.etcd")
+	require.NoError(t, os.MkdirAll(data, 0o700))
+	pv.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimRetain
+	pv.Spec.ClaimRef = &corev1.ObjectReference{Namespace: "tenant-demo", Name: "data-etcd-1"}
+	pv, err = cs.CoreV1().PersistentVolumes().Update(ctx, pv, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	pv.Status.Phase = corev1.VolumeReleased
+	pv, err = cs.CoreV1().PersistentVolumes().UpdateStatus(ctx, pv, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	require.Never(t, func() bool { return m.Recycled() > 0 }, 500*time.Millisecond, 20*time.Millisecond, "a retained volume is kept")
+	require.DirExists(t, data)
+
+	pv.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimDelete
+	_, err = cs.CoreV1().PersistentVolumes().Update(ctx, pv, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return m.Recycled() == 1 }, 10*time.Second, 20*time.Millisecond, "recycled once back to Delete")
+	require.NoDirExists(t, data)
+}
+
 func TestStart_invalidConfig(t *testing.T) {
 	_, err := localvolume.Start(t.Context(), localvolume.Config{})
 	require.ErrorIs(t, err, localvolume.ErrInvalidConfig)
