@@ -44,6 +44,24 @@ var (
 	// ErrDistributedClaims: the groups claim is distributed (OIDC Core
 	// 5.6.2); this package does not fetch distributed claims.
 	ErrDistributedClaims = errors.New("oidc: distributed claims are not supported")
+	// ErrCriticalHeader: the token's crit header names an extension other
+	// than b64 (RFC 7515 4.1.11: the recipient must then reject it). See
+	// *CriticalHeaderError.
+	ErrCriticalHeader = errors.New("oidc: unsupported critical header")
+	// ErrUnusableKey: the issuer's keys that the token names (by kid, or
+	// all of them without one) cannot verify its algorithm at all: an RSA
+	// key under 1024 bits (Go refuses it), a key of another type, a
+	// symmetric or a private key. See *UnusableKeyError.
+	ErrUnusableKey = errors.New("oidc: unusable signing key")
+	// ErrInvalidKeySet: the issuer's JWKS does not decode the way
+	// kube-apiserver 1.37 decodes it; one bad entry fails the whole set
+	// there, and so here (see VerifierConfig.SkipInvalidKeys). It is
+	// wrapped together with ErrKeysUnavailable. See *KeySetError.
+	ErrInvalidKeySet = errors.New("oidc: invalid JWKS")
+	// ErrNotReady: the verifier has not discovered its issuer yet (it is
+	// down or unreachable); with VerifierConfig.BackgroundDiscovery it keeps
+	// retrying. See *NotReadyError.
+	ErrNotReady = errors.New("oidc: issuer not discovered yet")
 )
 
 // MalformedTokenError says why a token could not be parsed.
@@ -180,3 +198,77 @@ func (e *RuleError) Error() string {
 
 // Unwrap returns ErrRuleFailed.
 func (e *RuleError) Unwrap() error { return ErrRuleFailed }
+
+// CriticalHeaderError is a token whose crit header the verifier does not
+// understand, as go-jose (and so kube-apiserver) refuses it.
+type CriticalHeaderError struct {
+	// Names are the crit entries other than b64 (empty when crit is not a
+	// list of strings).
+	Names []string
+}
+
+func (e *CriticalHeaderError) Error() string {
+	if len(e.Names) == 0 {
+		return "oidc: token's crit header is not a list of strings"
+	}
+	return fmt.Sprintf("oidc: token marks unsupported headers critical: %q", e.Names)
+}
+
+// Unwrap returns ErrCriticalHeader.
+func (e *CriticalHeaderError) Unwrap() error { return ErrCriticalHeader }
+
+// UnusableKeyError is a token whose key exists in the issuer's JWKS but
+// cannot verify the token's algorithm.
+type UnusableKeyError struct {
+	// KeyID is the token's kid header ("" when it has none).
+	KeyID string
+	// Problem says why, for example "RSA key of 512 bits: Go refuses RSA
+	// keys under 1024 bits".
+	Problem string
+}
+
+func (e *UnusableKeyError) Error() string {
+	return fmt.Sprintf("oidc: signing key %q cannot verify the token: %s", e.KeyID, e.Problem)
+}
+
+// Unwrap returns ErrUnusableKey.
+func (e *UnusableKeyError) Unwrap() error { return ErrUnusableKey }
+
+// KeySetError is a JWKS entry that kube-apiserver 1.37's decoder (go-jose
+// v2) refuses, failing the whole set.
+type KeySetError struct {
+	// Index is the entry's position in "keys" (-1 when the document
+	// itself is wrong).
+	Index int
+	// KeyID is the entry's kid, when it has a readable one.
+	KeyID string
+	// Problem says what is wrong, for example "unknown kty \"OKP\" curve
+	// \"X25519\"".
+	Problem string
+}
+
+func (e *KeySetError) Error() string {
+	if e.Index < 0 {
+		return "oidc: invalid JWKS: " + e.Problem
+	}
+	return fmt.Sprintf("oidc: invalid JWKS: key %d (kid %q): %s", e.Index, e.KeyID, e.Problem)
+}
+
+// Unwrap returns ErrInvalidKeySet.
+func (e *KeySetError) Unwrap() error { return ErrInvalidKeySet }
+
+// NotReadyError is returned by Verify until the issuer's discovery
+// document has been read.
+type NotReadyError struct {
+	// Issuer is the configured issuer URL.
+	Issuer string
+	// Err is the last discovery failure.
+	Err error
+}
+
+func (e *NotReadyError) Error() string {
+	return fmt.Sprintf("oidc: issuer %s not discovered yet: %v", e.Issuer, e.Err)
+}
+
+// Unwrap returns ErrNotReady and the last discovery failure.
+func (e *NotReadyError) Unwrap() []error { return []error{ErrNotReady, e.Err} }

@@ -23,6 +23,7 @@ func newVerifier(t *testing.T, jwt apiserver.JWTAuthenticator, mod ...func(*oidc
 	}
 	v, err := oidc.NewVerifier(context.Background(), cfg)
 	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, v.Close()) })
 	return v
 }
 

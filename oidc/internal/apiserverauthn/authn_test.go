@@ -37,8 +37,17 @@ func newAPIServerAuthenticator(t testing.TB, iss *oidctest.Issuer, jwt apiserver
 // newVerifier builds our Verifier for the same authenticator entry.
 func newVerifier(t testing.TB, iss *oidctest.Issuer, jwt apiserver.JWTAuthenticator) *oidc.Verifier {
 	t.Helper()
-	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: jwt, HTTPClient: iss.Client()})
+	return newVerifierWith(t, iss, jwt, func(*oidc.VerifierConfig) {})
+}
+
+// newVerifierWith builds our Verifier with a changed configuration.
+func newVerifierWith(t testing.TB, iss *oidctest.Issuer, jwt apiserver.JWTAuthenticator, edit func(*oidc.VerifierConfig)) *oidc.Verifier {
+	t.Helper()
+	cfg := oidc.VerifierConfig{JWT: jwt, HTTPClient: iss.Client()}
+	edit(&cfg)
+	v, err := oidc.NewVerifier(context.Background(), cfg)
 	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, v.Close()) })
 	return v
 }
 
