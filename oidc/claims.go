@@ -7,12 +7,41 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cozystack/tenantkit/oidc/internal/jose"
 )
 
-// claims are a token's payload, each value left undecoded until a mapping
-// asks for it (as the apiserver does): exact member names, the last of
-// duplicates wins.
-type claims map[string]json.RawMessage
+// claims are a token's payload members in order, each value left
+// undecoded until a mapping asks for it (as the apiserver does). Lookups
+// use exact names and find the last of duplicates, as decoding into the
+// apiserver's map[string]json.RawMessage keeps it.
+type claims []claim
+
+type claim struct {
+	name  []byte // the member name, unquoted
+	value json.RawMessage
+}
+
+// get returns the value of the last member named name.
+func (c claims) get(name string) (json.RawMessage, bool) {
+	for i := len(c) - 1; i >= 0; i-- {
+		if string(c[i].name) == name {
+			return c[i].value, true
+		}
+	}
+	return nil, false
+}
+
+// last reports whether c[i] is the last member of its name (the one that
+// counts).
+func (c claims) last(i int) bool {
+	for _, m := range c[i+1:] {
+		if string(m.name) == string(c[i].name) {
+			return false
+		}
+	}
+	return true
+}
 
 // googleIssuer is the legacy issuer OIDC Core 15.6.2 lets Google use; the
 // apiserver and go-oidc accept it for https://accounts.google.com.
@@ -116,7 +145,7 @@ func (f *oidcFields) checkClaimSources() error {
 // null leaves dst alone.
 func decodeString(raw []byte, dst *string) error {
 	if len(raw) >= 2 && raw[0] == '"' {
-		if end, plain := scanString(raw, 0); plain && end == len(raw) {
+		if end, plain := jose.ScanString(raw, 0); plain && end == len(raw) {
 			*dst = string(raw[1 : len(raw)-1])
 			return nil
 		}
@@ -177,14 +206,28 @@ func isInteger(b []byte) bool {
 // decodeClaim unmarshals a claim for a mapping; a missing claim is a
 // *ClaimError.
 func (c claims) decode(name string, v any, want string) error {
-	raw, ok := c[name]
+	raw, ok := c.get(name)
 	if !ok {
 		return &ClaimError{Claim: name, Problem: "missing"}
 	}
+	// raw is a valid JSON value (the payload passed the scanner), so an
+	// Unmarshaler can take it directly, as json.Unmarshal would pass it on.
 	var err error
-	if s, ok := v.(*string); ok {
-		err = decodeString(raw, s)
-	} else {
+	switch dst := v.(type) {
+	case *string:
+		err = decodeString(raw, dst)
+	case *bool:
+		switch string(raw) {
+		case "true":
+			*dst = true
+		case "false":
+			*dst = false
+		default:
+			err = json.Unmarshal(raw, v)
+		}
+	case json.Unmarshaler:
+		err = dst.UnmarshalJSON(raw)
+	default:
 		err = json.Unmarshal(raw, v)
 	}
 	if err != nil {
@@ -195,7 +238,7 @@ func (c claims) decode(name string, v any, want string) error {
 
 // has reports whether the claim is present (null counts as present).
 func (c claims) has(name string) bool {
-	_, ok := c[name]
+	_, ok := c.get(name)
 	return ok
 }
 
@@ -234,7 +277,7 @@ func plainStringList(b []byte) ([]string, bool) {
 		if b[i] != '"' {
 			return nil, false
 		}
-		end, plain := scanString(b, i)
+		end, plain := jose.ScanString(b, i)
 		if !plain || end < 0 {
 			return nil, false
 		}

@@ -69,7 +69,7 @@ func (g *groupsGate) check(c claims, list []string) error {
 			return nil
 		}
 	}
-	raw, ok := c["groups"]
+	raw, ok := c.get("groups")
 	if ok && list == nil {
 		var v any
 		if json.Unmarshal(raw, &v) == nil {

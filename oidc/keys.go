@@ -3,6 +3,7 @@ package oidc
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,9 +14,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	gojose "github.com/go-jose/go-jose/v4"
 	"github.com/pquerna/cachecontrol"
-	jose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/time/rate"
+
+	"github.com/cozystack/tenantkit/oidc/internal/jose"
 )
 
 // KeyRefresh says when a Verifier fetches the issuer's JWKS again.
@@ -85,7 +88,7 @@ type keySet struct {
 
 // keySnapshot is one fetched JWKS.
 type keySnapshot struct {
-	keys []jwk
+	keys []jose.Key
 	// expiry: KeyRefreshOnExpiry refetches after a failure past it;
 	// KeyRefreshOnUnknownKey revalidates in the background past it. Zero
 	// for static keys.
@@ -100,14 +103,14 @@ type fetchCall struct {
 	err  error
 }
 
-func newStaticKeySet(set jose.JSONWebKeySet) (*keySet, error) {
-	keys := make([]jwk, 0, len(set.Keys))
+func newStaticKeySet(set gojose.JSONWebKeySet) (*keySet, error) {
+	keys := make([]jose.Key, 0, len(set.Keys))
 	for _, k := range set.Keys {
 		raw, err := k.MarshalJSON()
 		if err != nil {
 			return nil, fmt.Errorf("%w: static key %q: %w", ErrInvalidConfig, k.KeyID, err)
 		}
-		parsed, err := decodeJWK(raw)
+		parsed, err := jose.DecodeKey(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%w: static key %q: %w", ErrInvalidConfig, k.KeyID, err)
 		}
@@ -120,8 +123,8 @@ func newStaticKeySet(set jose.JSONWebKeySet) (*keySet, error) {
 
 // verify checks t's signature with the cached keys, fetching them again
 // as the refresh mode says.
-func (ks *keySet) verify(ctx context.Context, t *jws) error {
-	hashed := digestFor(t.alg, t.input)
+func (ks *keySet) verify(ctx context.Context, t *jose.JWS) error {
+	hashed := jose.Digest(t.Alg, t.SigningInput)
 	snap := ks.cur.Load()
 	if snap != nil {
 		res := snap.try(t, hashed)
@@ -148,13 +151,13 @@ func (ks *keySet) verify(ctx context.Context, t *jws) error {
 }
 
 // shouldFetch decides, after the cached keys failed t, whether to fetch.
-func (ks *keySet) shouldFetch(snap *keySnapshot, t *jws) bool {
+func (ks *keySet) shouldFetch(snap *keySnapshot, t *jose.JWS) bool {
 	if ks.url == "" {
 		return false
 	}
 	if ks.mode == KeyRefreshOnUnknownKey {
 		for _, k := range snap.keys {
-			if k.kid == t.kid || t.kid == "" {
+			if k.ID == t.KeyID || t.KeyID == "" {
 				return false // a known key: the signature is wrong, not the cache
 			}
 		}
@@ -228,10 +231,14 @@ func (ks *keySet) fetch() (*keySnapshot, error) {
 		ks.log.Warn("fetch JWKS failed; keeping cached keys", "url", ks.url, "status", resp.Status)
 		return nil, fmt.Errorf("fetch JWKS: %s", resp.Status)
 	}
-	keys, err := parseJWKS(body, ks.skipInvalid)
+	keys, err := jose.ParseKeySet(body, ks.skipInvalid)
 	if err != nil {
 		ks.log.Warn("JWKS does not decode; keeping cached keys", "url", ks.url, "err", err)
-		return nil, err
+		var kse *jose.KeySetError
+		if errors.As(err, &kse) {
+			return nil, &KeySetError{Index: kse.Index, KeyID: kse.KeyID, Problem: kse.Problem}
+		}
+		return nil, fmt.Errorf("%w: %w", ErrInvalidKeySet, err)
 	}
 	snap := &keySnapshot{keys: keys, expiry: ks.expiry(req, resp), digest: sha256.Sum256(body)}
 	if old := ks.cur.Swap(snap); old == nil || old.digest != snap.digest {

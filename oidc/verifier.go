@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -13,10 +14,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	jose "github.com/go-jose/go-jose/v4"
+	gojose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/time/rate"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	authenticationcel "k8s.io/apiserver/pkg/authentication/cel"
+
+	"github.com/cozystack/tenantkit/oidc/internal/jose"
 )
 
 // Verifier defaults, matching kube-apiserver 1.37.
@@ -43,7 +46,7 @@ type VerifierConfig struct {
 	// timeout.
 	HTTPClient *http.Client
 	// Keys, when set, are the issuer's keys: no discovery, no fetching.
-	Keys *jose.JSONWebKeySet
+	Keys *gojose.JSONWebKeySet
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// NotBeforeLeeway is the skew allowed on nbf. Default
@@ -97,6 +100,7 @@ type Verifier struct {
 	required map[string]string
 	now      func() time.Time
 	cache    *tokenCache
+	headers  jose.HeaderCache
 
 	keys     atomic.Pointer[keySet] // nil until discovered
 	notReady atomic.Pointer[NotReadyError]
@@ -296,7 +300,7 @@ func (v *Verifier) verify(ctx context.Context, token string) (*UserInfo, time.Ti
 	if keys == nil {
 		return nil, time.Time{}, v.Ready()
 	}
-	t, err := parseJWS(token, payload)
+	t, err := parseJWS(token, payload, &v.headers)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -323,7 +327,7 @@ func splitToken(token string) ([]byte, *payloadScan, error) {
 	if !ok1 || !ok2 || strings.Contains(sig, ".") {
 		return nil, nil, &MalformedTokenError{Reason: fmt.Sprintf("%d parts; want 3", strings.Count(token, ".")+1)}
 	}
-	payload, err := decodeSegment(p)
+	payload, err := base64.RawURLEncoding.DecodeString(p)
 	if err != nil {
 		return nil, nil, &MalformedTokenError{Reason: "payload is not base64url"}
 	}

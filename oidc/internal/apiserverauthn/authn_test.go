@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apiserver/pkg/apis/apiserver"
@@ -49,15 +48,6 @@ func newVerifierWith(t testing.TB, iss *oidctest.Issuer, jwt apiserver.JWTAuthen
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, v.Close()) })
 	return v
-}
-
-// newGoOIDCVerifier is the baseline: go-oidc v3 alone, through discovery,
-// checking signature, issuer, audience and expiry.
-func newGoOIDCVerifier(t testing.TB, iss *oidctest.Issuer, audience string) *gooidc.IDTokenVerifier {
-	t.Helper()
-	p, err := gooidc.NewProvider(gooidc.ClientContext(context.Background(), iss.Client()), iss.URL())
-	require.NoError(t, err)
-	return p.Verifier(&gooidc.Config{ClientID: audience, SupportedSigningAlgs: []string{"RS256", "ES256"}})
 }
 
 func joseAlg(s string) jose.SignatureAlgorithm { return jose.SignatureAlgorithm(s) }

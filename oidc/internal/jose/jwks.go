@@ -1,4 +1,4 @@
-package oidc
+package jose
 
 import (
 	"bytes"
@@ -26,8 +26,8 @@ import (
 //     (at any level go-jose decodes) is an error;
 //   - one entry that does not decode fails the whole set (an unknown kty,
 //     an OKP curve other than Ed25519, an x5u string, a null entry ...);
-//     SkipInvalidKeys drops such entries instead, as go-oidc v3 and RFC
-//     7517 section 5 do;
+//     ParseKeySet's skipInvalid drops such entries instead, as go-oidc v3
+//     and RFC 7517 section 5 do;
 //   - "alg" and "use" are kept but never consulted: a key published with
 //     alg "RSA-OAEP", "rs256" or use "enc" verifies any token whose kid
 //     names it (go-oidc v3 drops such keys; the apiserver does not);
@@ -35,14 +35,47 @@ import (
 //
 // oidc/internal/apiserverauthn fuzzes this decoder against go-jose v2.
 
-// jwk is one decoded key.
-type jwk struct {
-	kid string
-	alg string
-	// key is *rsa.PublicKey, *ecdsa.PublicKey or ed25519.PublicKey for
+// jsonProblem shortens a JSON error without echoing its input.
+func jsonProblem(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("syntax error at offset %d", syn.Offset)
+	case errors.As(err, &typ):
+		return "want " + typ.Type.String() + ", got " + typ.Value
+	}
+	return "invalid JSON"
+}
+
+// Key is one decoded JWKS entry.
+type Key struct {
+	// ID is the kid.
+	ID string
+	// Algorithm is the alg member, kept for messages and never consulted.
+	Algorithm string
+	// Key is *rsa.PublicKey, *ecdsa.PublicKey or ed25519.PublicKey for
 	// the keys that can verify; []byte (oct), *rsa.PrivateKey,
 	// *ecdsa.PrivateKey or ed25519.PrivateKey for those that cannot.
-	key any
+	Key any
+}
+
+// KeySetError is a JWKS that go-jose v2 refuses.
+type KeySetError struct {
+	// Index is the failing entry's position in "keys", -1 when the
+	// document itself is wrong.
+	Index int
+	// KeyID is the failing entry's kid, when it has a readable one.
+	KeyID string
+	// Problem says what is wrong.
+	Problem string
+}
+
+func (e *KeySetError) Error() string {
+	if e.Index < 0 {
+		return "invalid JWKS: " + e.Problem
+	}
+	return fmt.Sprintf("invalid JWKS: key %d (kid %q): %s", e.Index, e.KeyID, e.Problem)
 }
 
 // jwksDoc is the document as go-oidc v2 decodes it (encoding/json, so the
@@ -54,13 +87,13 @@ type jwksDoc struct {
 // jwkEntry decodes one entry with go-jose v2's rules. With skip set, an
 // entry that does not decode is dropped instead of failing the document.
 type jwkEntry struct {
-	jwk
+	Key
 	skip    bool
 	skipped bool
 }
 
 func (e *jwkEntry) UnmarshalJSON(raw []byte) error {
-	k, err := decodeJWK(raw)
+	k, err := DecodeKey(raw)
 	if err != nil {
 		if e.skip {
 			e.skipped = true
@@ -68,13 +101,14 @@ func (e *jwkEntry) UnmarshalJSON(raw []byte) error {
 		}
 		return &KeySetError{Index: -1, KeyID: peekKid(raw), Problem: err.Error()}
 	}
-	e.jwk = k
+	e.Key = k
 	return nil
 }
 
-// parseJWKS decodes a JWKS document. Without skipInvalid the first entry
-// that does not decode fails it with a *KeySetError.
-func parseJWKS(body []byte, skipInvalid bool) ([]jwk, error) {
+// ParseKeySet decodes a JWKS document as go-oidc v2 and go-jose v2 do.
+// Without skipInvalid the first entry that does not decode fails the whole
+// document with a *KeySetError; with it, such entries are dropped.
+func ParseKeySet(body []byte, skipInvalid bool) ([]Key, error) {
 	var doc jwksDoc
 	if skipInvalid {
 		var raw struct {
@@ -96,10 +130,10 @@ func parseJWKS(body []byte, skipInvalid bool) ([]jwk, error) {
 		}
 		return nil, &KeySetError{Index: -1, Problem: jsonProblem(err)}
 	}
-	keys := make([]jwk, 0, len(doc.Keys))
+	keys := make([]Key, 0, len(doc.Keys))
 	for _, e := range doc.Keys {
 		if !e.skipped {
-			keys = append(keys, e.jwk)
+			keys = append(keys, e.Key)
 		}
 	}
 	return keys, nil
@@ -115,7 +149,7 @@ func indexOfEntry(body []byte, kid string) int {
 		return -1
 	}
 	for i, r := range raw.Keys {
-		if _, err := decodeJWK(r); err != nil && peekKid(r) == kid {
+		if _, err := DecodeKey(r); err != nil && peekKid(r) == kid {
 			return i
 		}
 	}
@@ -142,28 +176,28 @@ type rawJWK struct {
 	hasP, hasQ, hasDp, hasDq, hasQi, x5u bool
 }
 
-// decodeJWK decodes one JWKS entry as go-jose v2's
+// DecodeKey decodes one JWKS entry as go-jose v2's
 // JSONWebKey.UnmarshalJSON does.
-func decodeJWK(raw []byte) (jwk, error) {
+func DecodeKey(raw []byte) (Key, error) {
 	var r rawJWK
 	if err := r.decode(raw); err != nil {
-		return jwk{}, err
+		return Key{}, err
 	}
 	certs, err := parseCertChain(r.x5c)
 	if err != nil {
-		return jwk{}, fmt.Errorf("x5c: %w", err)
+		return Key{}, fmt.Errorf("x5c: %w", err)
 	}
 	key, pub, err := r.key()
 	if err != nil {
-		return jwk{}, err
+		return Key{}, err
 	}
 	if len(certs) > 0 && pub != nil && !reflect.DeepEqual(certs[0].PublicKey, pub) {
-		return jwk{}, errors.New("the x5c certificate holds another key")
+		return Key{}, errors.New("the x5c certificate holds another key")
 	}
 	if err := r.checkThumbprints(certs); err != nil {
-		return jwk{}, err
+		return Key{}, err
 	}
-	return jwk{kid: r.kid, alg: r.alg, key: key}, nil
+	return Key{ID: r.kid, Algorithm: r.alg, Key: key}, nil
 }
 
 // decode reads the members: strings, base64url byte strings, x5c and x5u.
