@@ -89,13 +89,14 @@ type Issuer struct {
 	url  string
 	path string
 
-	mu        sync.Mutex
-	keys      []Key // keys[0] signs
-	published []Key // published, never used to sign
-	edit      func([]json.RawMessage) []json.RawMessage
-	cc        string
-	down      bool
-	fetches   atomic.Int64
+	mu         sync.Mutex
+	keys       []Key // keys[0] signs
+	published  []Key // published, never used to sign
+	edit       func([]json.RawMessage) []json.RawMessage
+	cc         string
+	down       bool
+	fetches    atomic.Int64
+	discovered atomic.Int64
 }
 
 // Start starts an issuer; Close stops it. Tests use NewIssuer.
@@ -221,6 +222,10 @@ func (iss *Issuer) SetCacheControl(v string) {
 // JWKSFetches counts the JWKS requests served so far (failed ones too).
 func (iss *Issuer) JWKSFetches() int { return int(iss.fetches.Load()) }
 
+// DiscoveryFetches counts the discovery requests served so far (failed
+// ones too).
+func (iss *Issuer) DiscoveryFetches() int { return int(iss.discovered.Load()) }
+
 // JWKS returns the published public keys.
 func (iss *Issuer) JWKS() jose.JSONWebKeySet {
 	iss.mu.Lock()
@@ -242,6 +247,7 @@ func (iss *Issuer) isDown() bool {
 }
 
 func (iss *Issuer) discovery(w http.ResponseWriter, _ *http.Request) {
+	iss.discovered.Add(1)
 	if iss.isDown() {
 		http.Error(w, "issuer down", http.StatusServiceUnavailable)
 		return

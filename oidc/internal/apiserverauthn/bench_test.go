@@ -9,8 +9,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"math/big"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
