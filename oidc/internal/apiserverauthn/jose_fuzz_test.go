@@ -2,6 +2,7 @@ package apiserverauthn_test
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -9,13 +10,17 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	josev2 "gopkg.in/go-jose/go-jose.v2"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
 
+	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/oidc/internal/jose"
 	"github.com/cozystack/tenantkit/oidc/oidctest"
 )
@@ -158,4 +163,53 @@ func pssOrNot(alg string) crypto.SignerOpts {
 		return &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash, Hash: h}
 	}
 	return h
+}
+
+// FuzzPayloadMatchesAPIServer signs fuzzed payloads with the issuer's key
+// and requires the apiserver and the Verifier to decide them alike and to
+// map accepted ones to the same user, on the configuration Cozystack
+// renders and on one exercising every mapping.
+func FuzzPayloadMatchesAPIServer(f *testing.F) {
+	iss := oidctest.NewIssuer(f, oidctest.Config{})
+	now := time.Now()
+	valid, err := json.Marshal(validClaims(iss))
+	require.NoError(f, err)
+	for _, s := range []string{string(valid),
+		strings.Replace(string(valid), `"iss"`, `"ISS":"x","iss"`, 1),
+		strings.Replace(string(valid), `"exp"`, `"EXP":null,"exp"`, 1),
+		strings.Replace(string(valid), `"aud"`, `"aud":null,"Aud"`, 1),
+		strings.Replace(string(valid), `"exp":`, `"exp":"`+fmt.Sprint(now.Add(time.Hour).Unix())+`","x":`, 1),
+		strings.Replace(string(valid), `"groups"`, `"_claim_names":{"groups":"s"},"_claim_sources":{"s":{"endpoint":""}},"groups"`, 1),
+		strings.Replace(string(valid), `"email"`, `"jti":"j","roles":["a"],"tenant":"t","hd":"example.org","email"`, 1),
+		strings.Replace(string(valid), `"sub"`, `"nbf":1e400,"sub"`, 1),
+		strings.Replace(string(valid), `"sub"`, `"iat":null,"sub"`, 1),
+	} {
+		f.Add([]byte(s))
+	}
+	cfgs := configs(iss)
+	type pair struct {
+		theirs authenticator.Token
+		ours   *oidc.Verifier
+	}
+	var pairs []pair
+	for _, name := range []string{"cozystack-system", "cel"} {
+		pairs = append(pairs, pair{newAPIServerAuthenticator(f, iss, cfgs[name]), newVerifier(f, iss, cfgs[name])})
+	}
+	key := iss.Key()
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		tok, err := key.SignPayload(payload)
+		require.NoError(t, err)
+		for _, p := range pairs {
+			resp, ok, theirErr := p.theirs.AuthenticateToken(context.Background(), tok)
+			user, ourErr := p.ours.Verify(context.Background(), tok)
+			theyAccept := ok && theirErr == nil
+			require.Equal(t, theyAccept, ourErr == nil, "apiserver ok=%v err=%v; ours err=%v", ok, theirErr, ourErr)
+			if theyAccept {
+				require.Equal(t, resp.User.GetName(), user.Username)
+				require.Equal(t, resp.User.GetUID(), user.UID)
+				require.Equal(t, emptyNil(resp.User.GetGroups()), emptyNil(user.Groups))
+				require.Equal(t, extraOrNil(resp.User.GetExtra()), extraOrNil(user.Extra))
+			}
+		}
+	})
 }
