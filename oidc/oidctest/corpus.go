@@ -115,10 +115,7 @@ func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	impostor.ID = iss.Key().ID
 	add("signed by another key under the issuer's kid", SignWith(t, impostor, good()), oidc.ErrInvalidSignature)
 	add("signature stripped", stripSignature(iss.Sign(t, good())), oidc.ErrInvalidSignature)
-	weak, err := GenerateWeakRSAKey(512)
-	if err != nil {
-		t.Fatal(err)
-	}
+	weak := GenerateWeakRSAKeyT(t, 512)
 	iss.PublishKey(weak)
 	add("signed by a published RSA key under 1024 bits", SignWith(t, weak, good()), oidc.ErrUnusableKey)
 	add("algorithm of another key type under the issuer's kid", otherKeyType(iss.Key(), payload), oidc.ErrUnusableKey)

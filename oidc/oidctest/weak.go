@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"testing"
 
 	jose "github.com/go-jose/go-jose/v4"
 )
@@ -74,4 +75,15 @@ func (k *weakRSA) Sign(_ io.Reader, digest []byte, opts crypto.SignerOpts) ([]by
 	copy(em[size-len(t):], t)
 	s := new(big.Int).Exp(new(big.Int).SetBytes(em), k.d, k.pub.N)
 	return s.FillBytes(make([]byte, size)), nil
+}
+
+// GenerateWeakRSAKeyT is GenerateWeakRSAKey for tests: it fails the test
+// on error.
+func GenerateWeakRSAKeyT(t testing.TB, bits int) Key {
+	t.Helper()
+	k, err := GenerateWeakRSAKey(bits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }

@@ -1,16 +1,14 @@
 package apiserverauthn_test
 
 import (
-	"bytes"
 	"context"
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -74,32 +72,9 @@ func FuzzKeySetMatchesGoJoseV2(f *testing.F) {
 	})
 }
 
-func sameKey(a, b any) bool {
-	switch a := a.(type) {
-	case *rsa.PublicKey:
-		b, ok := b.(*rsa.PublicKey)
-		return ok && a.N.Cmp(b.N) == 0 && a.E == b.E
-	case *rsa.PrivateKey:
-		b, ok := b.(*rsa.PrivateKey)
-		return ok && a.N.Cmp(b.N) == 0 && a.D.Cmp(b.D) == 0
-	case *ecdsa.PublicKey:
-		b, ok := b.(*ecdsa.PublicKey)
-		return ok && a.Curve == b.Curve && a.X.Cmp(b.X) == 0 && a.Y.Cmp(b.Y) == 0
-	case *ecdsa.PrivateKey:
-		b, ok := b.(*ecdsa.PrivateKey)
-		return ok && a.Curve == b.Curve && a.D.Cmp(b.D) == 0
-	case ed25519.PublicKey:
-		b, ok := b.(ed25519.PublicKey)
-		return ok && bytes.Equal(a, b)
-	case ed25519.PrivateKey:
-		b, ok := b.(ed25519.PrivateKey)
-		return ok && bytes.Equal(a, b)
-	case []byte:
-		b, ok := b.([]byte)
-		return ok && bytes.Equal(a, b)
-	}
-	return false
-}
+// sameKey compares two decoded keys: both decoders build them the same
+// way (struct literals, big.Int.SetBytes), so they are deeply equal.
+func sameKey(a, b any) bool { return reflect.DeepEqual(a, b) }
 
 // FuzzJWSMatchesGoJoseV2 builds a token from a fuzzed header, signs what
 // oidc/internal/jose says the signing input is, and requires go-jose v2 to
