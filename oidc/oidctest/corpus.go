@@ -39,8 +39,10 @@ type CorpusConfig struct {
 // the reason it must give, followed by a few it must accept (Want nil).
 // Every token is built against iss; the corpus covers algorithm confusion,
 // audiences, issuers, times, keys, signatures, the email and groups claims,
-// the tenant gate and malformed encodings. Build the verifier after
-// calling Corpus: the "rotated key" case removes its key from the JWKS.
+// the tenant gate, JOSE headers no library writes (a duplicate alg, no alg,
+// an unknown crit) and malformed encodings. Build the verifier after
+// calling Corpus: it changes the JWKS (a key rotated out, an RSA key under
+// 1024 bits published).
 func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	t.Helper()
 	if cfg.Other == (oidc.Cluster{}) {
