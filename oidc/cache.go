@@ -42,6 +42,7 @@ type tokenCache struct {
 	mu         sync.Mutex
 	entries    map[[sha256.Size]byte]*cacheEntry
 	head, tail *cacheEntry // most and least recently used
+	gen        uint64      // bumped by clear: a verification that began before is not cached
 }
 
 type cacheEntry struct {
@@ -66,32 +67,39 @@ func cacheKey(token string) [sha256.Size]byte {
 	return sha256.Sum256(unsafe.Slice(unsafe.StringData(token), len(token)))
 }
 
-// get returns a copy of the cached user, or nil.
-func (c *tokenCache) get(key [sha256.Size]byte, now time.Time) *UserInfo {
+// get returns a copy of the cached user, or nil and the generation a
+// verification starting now must hand to put.
+func (c *tokenCache) get(key [sha256.Size]byte, now time.Time) (*UserInfo, uint64) {
 	c.mu.Lock()
 	e := c.entries[key]
 	if e == nil {
+		gen := c.gen
 		c.mu.Unlock()
-		return nil
+		return nil, gen
 	}
 	if e.exp.Before(now) || !now.Before(e.until) { // exp has no leeway, as in Verify
 		c.unlink(e)
 		delete(c.entries, key)
+		gen := c.gen
 		c.mu.Unlock()
-		return nil
+		return nil, gen
 	}
 	c.unlink(e)
 	c.pushFront(e)
 	u := e.user
 	c.mu.Unlock()
-	return cloneUser(u)
+	return cloneUser(u), 0
 }
 
-// put caches a verified user.
-func (c *tokenCache) put(key [sha256.Size]byte, u *UserInfo, exp, now time.Time) {
+// put caches a verified user, unless the keys changed (clear) since the
+// verification began (gen from get).
+func (c *tokenCache) put(key [sha256.Size]byte, u *UserInfo, exp, now time.Time, gen uint64) {
 	e := &cacheEntry{key: key, user: cloneUser(u), exp: exp, until: now.Add(c.ttl)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	if old := c.entries[key]; old != nil {
 		c.unlink(old)
 	}
@@ -113,6 +121,7 @@ func (c *tokenCache) clear() {
 	defer c.mu.Unlock()
 	clear(c.entries)
 	c.head, c.tail = nil, nil
+	c.gen++
 }
 
 // len counts the entries (for tests).

@@ -269,12 +269,13 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*UserInfo, error) 
 	}
 	key := cacheKey(token)
 	now := v.now()
-	if u := v.cache.get(key, now); u != nil {
+	u, gen := v.cache.get(key, now)
+	if u != nil {
 		return u, nil
 	}
 	u, exp, err := v.verify(ctx, token)
 	if err == nil {
-		v.cache.put(key, u, exp, now)
+		v.cache.put(key, u, exp, now, gen)
 	}
 	return u, err
 }
