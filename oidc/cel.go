@@ -12,6 +12,8 @@ import (
 	authenticationcel "k8s.io/apiserver/pkg/authentication/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/lazy"
+
+	"github.com/cozystack/tenantkit/oidc/internal/jose"
 )
 
 // The CEL side of the Verifier. Expressions are compiled by the apiserver's
@@ -27,16 +29,48 @@ var (
 // claimsValue exposes the claims to CEL as the variable "claims".
 func claimsValue(c claims) *lazy.MapValue {
 	m := lazy.NewMapValue(claimsType)
-	for name, raw := range c {
+	for i, member := range c {
+		if !c.last(i) {
+			continue
+		}
+		name, raw := string(member.name), member.value
 		m.Append(name, func(*lazy.MapValue) ref.Val {
-			var v any
-			if err := json.Unmarshal(raw, &v); err != nil {
+			v, err := decodeAny(raw)
+			if err != nil {
 				return types.NewErr("claim %q failed to unmarshal: %v", name, err)
 			}
 			return celValue(v)
 		})
 	}
 	return m
+}
+
+// decodeAny is json.Unmarshal into an any, without reflection for the
+// common shapes: a plain string, a list of plain strings, true, false,
+// null.
+func decodeAny(raw json.RawMessage) (any, error) {
+	switch string(raw) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	case "null":
+		return nil, nil
+	}
+	if len(raw) > 0 && raw[0] == '"' {
+		if end, plain := jose.ScanString(raw, 0); plain && end == len(raw) {
+			return string(raw[1 : len(raw)-1]), nil
+		}
+	} else if list, ok := plainStringList(raw); ok {
+		out := make([]any, len(list))
+		for i, s := range list {
+			out[i] = s
+		}
+		return out, nil
+	}
+	var v any
+	err := json.Unmarshal(raw, &v)
+	return v, err
 }
 
 // userValue exposes a mapped user to CEL as the variable "user".

@@ -1,138 +1,255 @@
 package oidc
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cozystack/tenantkit/oidc/internal/jose"
 )
 
-// claims are a token's payload, each value left undecoded until a mapping
-// asks for it (as the apiserver does).
-type claims map[string]json.RawMessage
+// claims are a token's payload members in order, each value left
+// undecoded until a mapping asks for it (as the apiserver does). Lookups
+// use exact names and find the last of duplicates, as decoding into the
+// apiserver's map[string]json.RawMessage keeps it.
+type claims []claim
 
-// parsedToken is a compact JWS split and its payload decoded, before any
-// verification. Nothing in it may be trusted until the signature checks.
-type parsedToken struct {
-	rawHeader string
-	payload   []byte
-	claims    claims
-	issuer    string
-	nbf       json.RawMessage // matched case-insensitively, as go-oidc does
+type claim struct {
+	name  []byte // the member name, unquoted
+	value json.RawMessage
 }
 
-// parseUnverified splits a compact JWS and decodes its payload the way the
-// apiserver reads the untrusted issuer: exactly three parts, strict
-// unpadded base64url, a JSON object whose iss (if any) is a string. Like
-// encoding/json decoding into a struct, "ISS" counts as iss.
-func parseUnverified(raw string) (*parsedToken, error) {
-	if strings.HasPrefix(strings.TrimSpace(raw), "{") {
-		return nil, &MalformedTokenError{Reason: "JSON serialization; want compact JWS"}
-	}
-	h, rest, ok1 := strings.Cut(raw, ".")
-	p, sig, ok2 := strings.Cut(rest, ".")
-	if !ok1 || !ok2 || strings.Contains(sig, ".") {
-		return nil, &MalformedTokenError{Reason: fmt.Sprintf("%d parts; want 3", strings.Count(raw, ".")+1)}
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(p)
-	if err != nil {
-		return nil, &MalformedTokenError{Reason: "payload is not base64url"}
-	}
-	t := &parsedToken{rawHeader: h, payload: payload}
-	var iss json.RawMessage
-	var ok bool
-	if t.claims, iss, t.nbf, ok = splitClaims(payload); !ok {
-		if iss, t.nbf, err = decodeClaims(payload, &t.claims); err != nil {
-			return nil, err
+// get returns the value of the last member named name.
+func (c claims) get(name string) (json.RawMessage, bool) {
+	for i := len(c) - 1; i >= 0; i-- {
+		if string(c[i].name) == name {
+			return c[i].value, true
 		}
 	}
-	if iss != nil {
-		if err := json.Unmarshal(iss, &t.issuer); err != nil {
-			return nil, &MalformedTokenError{Reason: "iss is not a string"}
+	return nil, false
+}
+
+// last reports whether c[i] is the last member of its name (the one that
+// counts).
+func (c claims) last(i int) bool {
+	for _, m := range c[i+1:] {
+		if string(m.name) == string(c[i].name) {
+			return false
 		}
 	}
-	// OIDC Core 15.6.2: Google's legacy issuer, accepted by the apiserver.
-	if t.issuer == "accounts.google.com" {
-		t.issuer = "https://accounts.google.com"
-	}
-	return t, nil
+	return true
 }
 
-// decodeClaims is splitClaims done by encoding/json, with its errors.
-func decodeClaims(payload []byte, c *claims) (iss, nbf json.RawMessage, err error) {
-	if err := json.Unmarshal(payload, c); err != nil {
-		return nil, nil, &MalformedTokenError{Reason: "payload is not a JSON object: " + jsonProblem(err)}
+// googleIssuer is the legacy issuer OIDC Core 15.6.2 lets Google use; the
+// apiserver and go-oidc accept it for https://accounts.google.com.
+const googleIssuer = "accounts.google.com"
+
+// untrustedIssuer reads iss the way the apiserver routes a token, before
+// any verification: encoding/json into a struct (so "ISS" counts), a
+// string or null.
+func untrustedIssuer(p *payloadScan, payload []byte) (string, error) {
+	var iss string
+	if p.folded {
+		var f struct {
+			Issuer string `json:"iss"`
+		}
+		if err := json.Unmarshal(payload, &f); err != nil {
+			return "", &MalformedTokenError{Reason: "iss is not a string"}
+		}
+		iss = f.Issuer
+	} else if raw := p.known[0]; raw != nil {
+		if err := decodeString(raw, &iss); err != nil {
+			return "", &MalformedTokenError{Reason: "iss is not a string"}
+		}
 	}
-	if *c == nil {
-		return nil, nil, &MalformedTokenError{Reason: "payload is null"}
+	if iss == googleIssuer {
+		return "https://" + googleIssuer, nil
 	}
-	var fields struct {
-		Iss json.RawMessage `json:"iss"`
-		Nbf json.RawMessage `json:"nbf"`
-	}
-	if err := json.Unmarshal(payload, &fields); err != nil {
-		return nil, nil, &MalformedTokenError{Reason: "payload: " + jsonProblem(err)}
-	}
-	return fields.Iss, fields.Nbf, nil
+	return iss, nil
 }
 
-// header decodes the JOSE header (only needed to explain a rejection).
-func (t *parsedToken) header() (alg string, ok bool) {
-	data, err := base64.RawURLEncoding.DecodeString(t.rawHeader)
+// oidcFields are the claims go-oidc v2 decodes into its idToken after the
+// signature check, with its types: a failure to decode any of them fails
+// the token.
+type oidcFields struct {
+	Issuer       string                 `json:"iss"`
+	Subject      string                 `json:"sub"`
+	Audience     audience               `json:"aud"`
+	Expiry       numericDate            `json:"exp"`
+	IssuedAt     numericDate            `json:"iat"`
+	NotBefore    *numericDate           `json:"nbf"`
+	Nonce        string                 `json:"nonce"`
+	AtHash       string                 `json:"at_hash"`
+	ClaimNames   map[string]string      `json:"_claim_names"`
+	ClaimSources map[string]claimSource `json:"_claim_sources"`
+}
+
+type claimSource struct {
+	Endpoint    string `json:"endpoint"`
+	AccessToken string `json:"access_token"`
+}
+
+// decodeOIDCFields decodes the go-oidc claims: member by member when each
+// appears once under its exact name, else the whole payload with
+// encoding/json (whose case-insensitive, last-wins matching then decides).
+func decodeOIDCFields(p *payloadScan, payload []byte) (*oidcFields, error) {
+	f := &oidcFields{}
+	if p.folded {
+		if err := json.Unmarshal(payload, f); err != nil {
+			return nil, &MalformedTokenError{Reason: "claims: " + jsonProblem(err)}
+		}
+		return f, nil
+	}
+	targets := [len(oidcClaims)]any{&f.Issuer, &f.Subject, &f.Audience, &f.Expiry, &f.IssuedAt, &f.NotBefore,
+		&f.Nonce, &f.AtHash, &f.ClaimNames, &f.ClaimSources}
+	for n, raw := range p.known {
+		if raw == nil {
+			continue
+		}
+		var err error
+		switch dst := targets[n].(type) {
+		case *string:
+			err = decodeString(raw, dst)
+		case *numericDate:
+			err = dst.UnmarshalJSON(raw)
+		case *audience:
+			err = dst.UnmarshalJSON(raw)
+		default:
+			err = json.Unmarshal(raw, dst)
+		}
+		if err != nil {
+			return nil, &MalformedTokenError{Reason: oidcClaims[n] + ": " + jsonProblem(err)}
+		}
+	}
+	return f, nil
+}
+
+// checkClaimSources is go-oidc v2's check of distributed claims: every
+// name in _claim_names needs a source present in _claim_sources.
+func (f *oidcFields) checkClaimSources() error {
+	for name, src := range f.ClaimNames {
+		if src == "" {
+			return &ClaimError{Claim: "_claim_names", Problem: fmt.Sprintf("%q has no source", name)}
+		}
+		if _, ok := f.ClaimSources[src]; !ok {
+			return &ClaimError{Claim: "_claim_sources", Problem: fmt.Sprintf("source %q missing", src)}
+		}
+	}
+	return nil
+}
+
+// decodeString is json.Unmarshal into a string: plain literals directly,
+// null leaves dst alone.
+func decodeString(raw []byte, dst *string) error {
+	if len(raw) >= 2 && raw[0] == '"' {
+		if end, plain := jose.ScanString(raw, 0); plain && end == len(raw) {
+			*dst = string(raw[1 : len(raw)-1])
+			return nil
+		}
+	}
+	return json.Unmarshal(raw, dst)
+}
+
+// audience is go-oidc's aud: a string (null reads as "") or a list.
+type audience []string
+
+func (a *audience) UnmarshalJSON(b []byte) error {
+	var s string
+	if decodeString(b, &s) == nil {
+		*a = audience{s}
+		return nil
+	}
+	var auds []string
+	if err := json.Unmarshal(b, &auds); err != nil {
+		return err
+	}
+	*a = auds
+	return nil
+}
+
+// numericDate is go-oidc's jsonTime: a JSON number, or a string holding
+// one, truncated to seconds. null is an error (so is a missing exp, later:
+// it reads as the zero time).
+type numericDate time.Time
+
+func (d *numericDate) UnmarshalJSON(b []byte) error {
+	var n json.Number
+	if len(b) > 0 && b[0] >= '0' && b[0] <= '9' && isInteger(b) {
+		n = json.Number(b)
+	} else if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	unix, err := n.Int64()
 	if err != nil {
-		return "", false
+		f, ferr := n.Float64()
+		if ferr != nil {
+			return ferr
+		}
+		unix = int64(f)
 	}
-	var hdr struct {
-		Alg string `json:"alg"`
-	}
-	_ = json.Unmarshal(data, &hdr)
-	return hdr.Alg, true
+	*d = numericDate(time.Unix(unix, 0))
+	return nil
 }
 
-// has reports whether the claim is present (null counts as present).
-func (c claims) has(name string) bool {
-	_, ok := c[name]
-	return ok
+func isInteger(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
-// decode unmarshals a claim; a missing claim is a *ClaimError.
+// decodeClaim unmarshals a claim for a mapping; a missing claim is a
+// *ClaimError.
 func (c claims) decode(name string, v any, want string) error {
-	raw, ok := c[name]
+	raw, ok := c.get(name)
 	if !ok {
 		return &ClaimError{Claim: name, Problem: "missing"}
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	// raw is a valid JSON value (the payload passed the scanner), so an
+	// Unmarshaler can take it directly, as json.Unmarshal would pass it on.
+	var err error
+	switch dst := v.(type) {
+	case *string:
+		err = decodeString(raw, dst)
+	case *bool:
+		switch string(raw) {
+		case "true":
+			*dst = true
+		case "false":
+			*dst = false
+		default:
+			err = json.Unmarshal(raw, v)
+		}
+	case json.Unmarshaler:
+		err = dst.UnmarshalJSON(raw)
+	default:
+		err = json.Unmarshal(raw, v)
+	}
+	if err != nil {
 		return &ClaimError{Claim: name, Problem: "not " + want}
 	}
 	return nil
 }
 
-// numericDate decodes a NumericDate as go-oidc does: an integer, or a float
-// truncated to seconds; null and absent mean none.
-func numericDate(name string, raw json.RawMessage) (t time.Time, ok bool, err error) {
-	if raw == nil || string(raw) == "null" {
-		return time.Time{}, false, nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
-		return time.Time{}, true, &MalformedTokenError{Reason: name + " is not a number"}
-	}
-	if i, err := n.Int64(); err == nil {
-		return time.Unix(i, 0), true, nil
-	}
-	f, err := n.Float64()
-	if err != nil {
-		return time.Time{}, true, &MalformedTokenError{Reason: name + " is not a number"}
-	}
-	return time.Unix(int64(f), 0), true, nil
+// has reports whether the claim is present (null counts as present).
+func (c claims) has(name string) bool {
+	_, ok := c.get(name)
+	return ok
 }
 
 // stringOrList is a claim that may be a string or a list of strings.
 type stringOrList []string
 
 func (s *stringOrList) UnmarshalJSON(b []byte) error {
+	if list, ok := plainStringList(b); ok {
+		*s = list
+		return nil
+	}
 	var list []string
 	if err := json.Unmarshal(b, &list); err == nil {
 		*s = list
@@ -144,6 +261,36 @@ func (s *stringOrList) UnmarshalJSON(b []byte) error {
 	}
 	*s = []string{one}
 	return nil
+}
+
+// plainStringList decodes a compact list of plain strings (["a","b"]),
+// the common groups claim, without encoding/json.
+func plainStringList(b []byte) ([]string, bool) {
+	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
+		return nil, false
+	}
+	if len(b) == 2 {
+		return []string{}, true
+	}
+	out := make([]string, 0, 4)
+	for i := 1; ; {
+		if b[i] != '"' {
+			return nil, false
+		}
+		end, plain := jose.ScanString(b, i)
+		if !plain || end < 0 {
+			return nil, false
+		}
+		out = append(out, string(b[i+1:end-1]))
+		switch {
+		case end == len(b)-1:
+			return out, true
+		case b[end] == ',':
+			i = end + 1
+		default:
+			return nil, false
+		}
+	}
 }
 
 // checkDistributed refuses a groups claim that is only available from a
@@ -180,15 +327,31 @@ func (c claims) checkDistributed(groupsClaim string) error {
 	return fmt.Errorf("%w: %q from %s", ErrDistributedClaims, groupsClaim, ep.Endpoint)
 }
 
+// payloadProblem says why a payload is not a JSON object.
+func payloadProblem(payload []byte) string {
+	var m map[string]json.RawMessage
+	err := json.Unmarshal(payload, &m)
+	switch {
+	case err != nil:
+		return "payload is not a JSON object: " + jsonProblem(err)
+	case m == nil:
+		return "payload is null"
+	}
+	return "payload is not a JSON object"
+}
+
 // jsonProblem shortens a JSON error without echoing token content.
 func jsonProblem(err error) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var num *strconv.NumError
 	switch {
 	case errors.As(err, &syn):
 		return fmt.Sprintf("syntax error at offset %d", syn.Offset)
 	case errors.As(err, &typ):
-		return "want an object, got " + typ.Value
+		return "want " + typ.Type.String() + ", got " + typ.Value
+	case errors.As(err, &num):
+		return "not a number"
 	case strings.Contains(err.Error(), "exceeded max depth"):
 		return "nested too deeply"
 	default:

@@ -40,6 +40,45 @@ var (
 	codecs = serializer.NewCodecFactory(scheme, serializer.EnableStrict)
 )
 
+// compiled caches CompileAndValidateJWTAuthenticator's result by
+// configuration, so that verifiers built again for the same JWT
+// authenticator (one per request, or per reload) compile its CEL once.
+var compiled = struct {
+	sync.Mutex
+	m map[string]authenticationcel.CELMapper
+}{m: map[string]authenticationcel.CELMapper{}}
+
+const maxCompiled = 256
+
+// compileJWT validates jwt with the apiserver's validation and compiles its
+// CEL expressions, once per distinct configuration.
+func compileJWT(jwt apiserver.JWTAuthenticator, disallowedIssuers []string) (authenticationcel.CELMapper, error) {
+	key, err := json.Marshal(struct {
+		JWT        apiserver.JWTAuthenticator
+		Disallowed []string
+	}{jwt, disallowedIssuers})
+	if err != nil {
+		return authenticationcel.CELMapper{}, fmt.Errorf("%w: encode configuration: %w", ErrInvalidConfig, err)
+	}
+	compiled.Lock()
+	m, ok := compiled.m[string(key)]
+	compiled.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, errs := validation.CompileAndValidateJWTAuthenticator(celCompiler(), jwt, disallowedIssuers)
+	if len(errs) > 0 {
+		return authenticationcel.CELMapper{}, &ConfigError{Errs: errs}
+	}
+	compiled.Lock()
+	if len(compiled.m) >= maxCompiled {
+		clear(compiled.m)
+	}
+	compiled.m[string(key)] = m
+	compiled.Unlock()
+	return m, nil
+}
+
 // celCompiler is the apiserver's own CEL compiler for claim and user
 // expressions. Building its environment takes milliseconds, so it is shared.
 var celCompiler = sync.OnceValue(authenticationcel.NewDefaultCompiler)

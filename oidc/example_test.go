@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 
@@ -84,6 +85,7 @@ func ExampleVerifier() {
 		fmt.Println(err)
 		return
 	}
+	defer v.Close()
 
 	token, _ := iss.SignClaims(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	user, err := v.Verify(ctx, token)
@@ -104,6 +106,77 @@ func ExampleVerifier() {
 	// true [tenant-acme-kubernetes-stage]
 	// oidc: token audience ["tenant-acme-kubernetes-stage"], want one of ["tenant-acme-kubernetes-prod"]
 	// true
+}
+
+// Start before the IdP is up, as kube-apiserver does: tokens are refused
+// as not ready until discovery, retried in the background, succeeds.
+func ExampleVerifierConfig_backgroundDiscovery() {
+	ctx := context.Background()
+	iss, err := oidctest.Start(oidctest.Config{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer iss.Close()
+	iss.SetDown(true)
+
+	prod := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
+	v, err := oidc.NewVerifier(ctx, oidc.VerifierConfig{
+		JWT:                    oidc.JWTAuthenticator(prod, iss.URL(), iss.CAPEM()),
+		BackgroundDiscovery:    true,
+		DiscoveryRetryInterval: 10 * time.Millisecond,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer v.Close()
+
+	token, _ := iss.SignClaims(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	_, err = v.Verify(ctx, token)
+	fmt.Println(errors.Is(err, oidc.ErrNotReady))
+
+	iss.SetDown(false)
+	for v.Ready() != nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	user, err := v.Verify(ctx, token)
+	fmt.Println(user.Username, err)
+	// Output:
+	// true
+	// alice@example.org <nil>
+}
+
+// A repeated token is answered from the cache until its exp, MaxTTL or a
+// change of the issuer's keys.
+func ExampleTokenCacheConfig() {
+	ctx := context.Background()
+	iss, err := oidctest.Start(oidctest.Config{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer iss.Close()
+	prod := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
+	v, err := oidc.NewVerifier(ctx, oidc.VerifierConfig{
+		JWT:        oidc.JWTAuthenticator(prod, iss.URL(), iss.CAPEM()),
+		TokenCache: oidc.TokenCacheConfig{Size: 10000, MaxTTL: 10 * time.Second},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer v.Close()
+
+	token, _ := iss.SignClaims(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	for range 3 { // verified once, then answered from the cache
+		user, err := v.Verify(ctx, token)
+		fmt.Println(user.Username, err)
+	}
+	// Output:
+	// alice@example.org <nil>
+	// alice@example.org <nil>
+	// alice@example.org <nil>
 }
 
 // The kubeconfig a user downloads: the apiserver and an exec block for

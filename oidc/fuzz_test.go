@@ -18,6 +18,7 @@ var reasons = []error{
 	oidc.ErrMalformedToken, oidc.ErrTokenTooLarge, oidc.ErrUnsupportedAlgorithm, oidc.ErrIssuerMismatch,
 	oidc.ErrUnknownKey, oidc.ErrInvalidSignature, oidc.ErrAudienceMismatch, oidc.ErrExpired, oidc.ErrNotYetValid,
 	oidc.ErrEmailNotVerified, oidc.ErrClaim, oidc.ErrRuleFailed, oidc.ErrKeysUnavailable, oidc.ErrDistributedClaims,
+	oidc.ErrCriticalHeader, oidc.ErrUnusableKey, oidc.ErrInvalidKeySet, oidc.ErrNotReady,
 }
 
 // FuzzVerify feeds arbitrary tokens to a Verifier with static keys: it must

@@ -34,7 +34,7 @@ func parseGroupsGate(r apiserver.ClaimValidationRule) (*groupsGate, bool) {
 	}
 	g := &groupsGate{rule: r, allowed: map[string]bool{}}
 	for _, item := range strings.Split(inner, ",") {
-		name, ok := strings.CutPrefix(item, `"`)
+		name, ok := strings.CutPrefix(strings.TrimPrefix(item, " "), `"`)
 		if ok {
 			name, ok = strings.CutSuffix(name, `"`)
 		}
@@ -69,7 +69,7 @@ func (g *groupsGate) check(c claims, list []string) error {
 			return nil
 		}
 	}
-	raw, ok := c["groups"]
+	raw, ok := c.get("groups")
 	if ok && list == nil {
 		var v any
 		if json.Unmarshal(raw, &v) == nil {

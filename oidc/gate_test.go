@@ -32,14 +32,14 @@ func TestGroupsGateMatchesCEL(t *testing.T) {
 		t.Run(shape, func(t *testing.T) {
 			cl := claims{}
 			if shape != "" {
-				cl["groups"] = json.RawMessage(shape)
+				cl = append(cl, claim{name: []byte("groups"), value: json.RawMessage(shape)})
 			}
 			res, err := mapper.ClaimValidationRules.EvalClaimMappings(context.Background(), claimsValue(cl))
 			celAccepts := err == nil && checkRules(res, "claimValidationRules") == nil
 
 			var list stringOrList
 			var claimList []string
-			if raw, ok := cl["groups"]; ok && json.Unmarshal(raw, &list) == nil && isJSONList(raw) {
+			if raw, ok := cl.get("groups"); ok && json.Unmarshal(raw, &list) == nil && isJSONList(raw) {
 				claimList = list
 			}
 			require.Equal(t, celAccepts, gate.check(cl, claimList) == nil)

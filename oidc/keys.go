@@ -1,9 +1,9 @@
 package oidc
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,265 +14,256 @@ import (
 	"sync/atomic"
 	"time"
 
-	gooidc "github.com/coreos/go-oidc/v3/oidc"
-	jose "github.com/go-jose/go-jose/v4"
+	gojose "github.com/go-jose/go-jose/v4"
+	"github.com/pquerna/cachecontrol"
 	"golang.org/x/time/rate"
+
+	"github.com/cozystack/tenantkit/oidc/internal/jose"
+)
+
+// KeyRefresh says when a Verifier fetches the issuer's JWKS again.
+type KeyRefresh int
+
+const (
+	// KeyRefreshOnExpiry is kube-apiserver 1.37's behaviour (go-oidc v2),
+	// the default. Keys are fetched on first use and kept. A token that no
+	// cached key verifies (an unknown kid, a bad signature) makes the
+	// verifier fetch again only if the cached set has expired, or expires
+	// within 30 seconds; the set expires when the JWKS response says
+	// (Cache-Control s-maxage or max-age, else Expires, else a tenth of
+	// the age since Last-Modified, up to a day; without any, at once).
+	// Cached keys verify until a fetch replaces them, also while the
+	// issuer is down; fetches are not rate-limited.
+	//
+	// So, as on a 1.37 apiserver, a token signed with a newly rotated-in
+	// key is refused until the cached set expires (up to the max-age) and
+	// a key the issuer removed keeps verifying until a fetch happens.
+	KeyRefreshOnExpiry KeyRefresh = iota
+	// KeyRefreshOnUnknownKey fetches the JWKS again as soon as a token
+	// names a kid the cache does not hold (OpenID Connect Core 10.1.1,
+	// as go-oidc v3 and kube-apiserver 1.38 do), rate-limited to one fetch
+	// per KeyRefreshInterval with bursts of three so that tokens with
+	// random kids cannot storm the issuer. Beyond 1.38, keys are also
+	// revalidated in the background once the response's max-age has
+	// passed (KeyTTL without one), so removed keys stop verifying.
+	KeyRefreshOnUnknownKey
 )
 
 // Key cache defaults.
 const (
-	// DefaultKeyTTL is how long fetched keys count as fresh when the JWKS
-	// response carries no Cache-Control max-age.
+	// DefaultKeyTTL is how long fetched keys count as fresh with
+	// KeyRefreshOnUnknownKey when the JWKS response carries no
+	// Cache-Control max-age.
 	DefaultKeyTTL = 5 * time.Minute
-	// DefaultKeyRefreshInterval is the sustained rate of JWKS fetches
-	// (one per interval, bursts of three), as in kube-apiserver 1.38.
+	// DefaultKeyRefreshInterval is the sustained rate of JWKS fetches with
+	// KeyRefreshOnUnknownKey (one per interval, bursts of three), as in
+	// kube-apiserver 1.38.
 	DefaultKeyRefreshInterval = 10 * time.Second
 	keyRefreshBurst           = 3
-	maxJWKSBytes              = 1 << 20
+	// keysExpiryDelta is go-oidc v2's allowance: keys expiring within it
+	// count as expired.
+	keysExpiryDelta = 30 * time.Second
+	maxJWKSBytes    = 1 << 20
 )
 
-// signingAlgorithms are those kube-apiserver accepts with
-// --authentication-config (oidc.AllValidSigningAlgorithms).
-var signingAlgorithms = []jose.SignatureAlgorithm{
-	jose.ES256, jose.ES384, jose.ES512, jose.PS256, jose.PS384, jose.PS512, jose.RS256, jose.RS384, jose.RS512,
-}
-
-// keySet is the Verifier's cache of the issuer's keys. go-oidc's
-// RemoteKeySet does the signature checks (reusing the JWS go-oidc's
-// verifier already parsed), but it fetches its keys from this cache through
-// an in-process transport, so the cache decides when the network is used:
-//   - a kid not among the cached keys triggers a refetch, rate-limited so
-//     that tokens with random kids cannot cause a storm;
-//   - keys are fresh for the response's Cache-Control max-age (no-cache and
-//     no-store: revalidate on next use), DefaultKeyTTL without one;
-//   - stale keys keep verifying while a background refetch runs, and stay
-//     in use while the issuer is down;
-//   - a refetch that changes the set replaces go-oidc's key set, so keys
-//     the issuer removed stop verifying.
+// keySet is the Verifier's cache of the issuer's keys, parsed once.
 type keySet struct {
-	url     string
-	client  *http.Client
-	now     func() time.Time
-	ttl     time.Duration
-	limiter *rate.Limiter
-	log     *slog.Logger
+	url         string // "" for static keys
+	client      *http.Client
+	now         func() time.Time
+	mode        KeyRefresh
+	skipInvalid bool
+	ttl         time.Duration
+	limiter     *rate.Limiter
+	log         *slog.Logger
+	ctx         context.Context // the verifier's lifetime: fetches use it
+	onChange    func()          // called when a fetch changes the keys
 
-	cur        atomic.Pointer[snapshot]
+	cur        atomic.Pointer[keySnapshot]
 	mu         sync.Mutex
-	inflight   chan struct{} // closed when the running fetch ends
+	inflight   *fetchCall
 	background atomic.Bool
 	fetches    atomic.Int64
 }
 
-// snapshot is one fetched JWKS and the go-oidc key set that serves it.
-type snapshot struct {
-	body    []byte // the usable keys, re-encoded
-	ids     map[string]bool
-	expires time.Time // zero: never (static keys)
-	inner   *gooidc.RemoteKeySet
-	served  *atomic.Bool // inner has loaded body; another load is a kid miss
+// keySnapshot is one fetched JWKS.
+type keySnapshot struct {
+	keys []jose.Key
+	// expiry: KeyRefreshOnExpiry refetches after a failure past it;
+	// KeyRefreshOnUnknownKey revalidates in the background past it. Zero
+	// for static keys.
+	expiry time.Time
+	digest [sha256.Size]byte // of the JWKS body: a change clears the token cache
 }
 
-func newStaticKeySet(set jose.JSONWebKeySet) (*keySet, error) {
-	ks := &keySet{now: time.Now}
-	snap, err := ks.snapshot(set.Keys, time.Time{}, nil)
-	if err != nil {
-		return nil, err
+// fetchCall is a JWKS fetch in flight; concurrent callers share it.
+type fetchCall struct {
+	done chan struct{}
+	snap *keySnapshot
+	err  error
+}
+
+func newStaticKeySet(set gojose.JSONWebKeySet) (*keySet, error) {
+	keys := make([]jose.Key, 0, len(set.Keys))
+	for _, k := range set.Keys {
+		raw, err := k.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("%w: static key %q: %w", ErrInvalidConfig, k.KeyID, err)
+		}
+		parsed, err := jose.DecodeKey(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%w: static key %q: %w", ErrInvalidConfig, k.KeyID, err)
+		}
+		keys = append(keys, parsed)
 	}
-	ks.cur.Store(snap)
+	ks := &keySet{now: time.Now}
+	ks.cur.Store(&keySnapshot{keys: keys})
 	return ks, nil
 }
 
-// snapshot builds a snapshot of keys; prev's go-oidc key set is kept when
-// the keys did not change.
-func (ks *keySet) snapshot(keys []jose.JSONWebKey, expires time.Time, prev *snapshot) (*snapshot, error) {
-	usable := jose.JSONWebKeySet{Keys: make([]jose.JSONWebKey, 0, len(keys))}
-	ids := map[string]bool{}
-	for _, k := range keys {
-		// Like the apiserver, "use" is not consulted: an "enc" key that
-		// signed a token still verifies it.
-		usable.Keys = append(usable.Keys, k)
-		ids[k.KeyID] = true
-	}
-	body, err := json.Marshal(usable)
-	if err != nil {
-		return nil, fmt.Errorf("encode JWKS: %w", err)
-	}
-	if prev != nil && bytes.Equal(prev.body, body) {
-		return &snapshot{body: body, ids: ids, expires: expires, inner: prev.inner, served: prev.served}, nil
-	}
-	snap := &snapshot{body: body, ids: ids, expires: expires, served: &atomic.Bool{}}
-	client := &http.Client{Transport: snapshotTransport{ks: ks, snap: snap}}
-	snap.inner = gooidc.NewRemoteKeySet(gooidc.ClientContext(context.Background(), client), "https://jwks.cache.invalid/keys")
-	return snap, nil
-}
-
-// snapshotTransport answers go-oidc's JWKS requests from the cache. The
-// first request loads the snapshot; a later one means go-oidc met a kid
-// it does not have, so the cache refetches (rate-limited) first.
-type snapshotTransport struct {
-	ks   *keySet
-	snap *snapshot
-}
-
-func (t snapshotTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	snap := t.snap
-	if t.snap.served.Swap(true) {
-		if fresh, _ := t.ks.refresh(r.Context()); fresh != nil {
-			snap = fresh
-		}
-	}
-	return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Request: r,
-		Header: http.Header{"Content-Type": {"application/json"}},
-		Body:   io.NopCloser(bytes.NewReader(snap.body))}, nil
-}
-
-// stateKey carries a *verifyState through go-oidc's Verify to the key set.
-type stateKey struct{}
-
-// verifyState records what the key set found, so that the Verifier can
-// return a typed reason instead of go-oidc's flattened message.
-type verifyState struct {
-	payload []byte
-	err     error
-}
-
-// VerifySignature verifies the JWS signature with the issuer's keys and
-// returns the payload. go-oidc's verifier calls it after checking the
-// algorithm.
-func (ks *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, error) {
-	st, _ := ctx.Value(stateKey{}).(*verifyState)
-	payload, err := ks.verify(ctx, raw)
-	if st != nil {
-		st.payload, st.err = payload, err
-	}
-	return payload, err
-}
-
-func (ks *keySet) verify(ctx context.Context, raw string) ([]byte, error) {
+// verify checks t's signature with the cached keys, fetching them again
+// as the refresh mode says.
+func (ks *keySet) verify(ctx context.Context, t *jose.JWS) error {
+	hashed := jose.Digest(t.Alg, t.SigningInput)
 	snap := ks.cur.Load()
-	if snap == nil { // first use
-		var err error
-		if snap, err = ks.refresh(ctx); snap == nil {
-			return nil, err
+	if snap != nil {
+		res := snap.try(t, hashed)
+		if res.ok {
+			ks.revalidate(snap)
+			return nil
+		}
+		if !ks.shouldFetch(snap, t) {
+			return res.err(t)
 		}
 	}
-	payload, err := snap.inner.VerifySignature(ctx, raw)
-	if err == nil {
-		if ks.stale(snap) && !ks.background.Swap(true) {
-			go func() {
-				defer ks.background.Store(false)
-				_, _ = ks.refresh(context.Background())
-			}()
+	fresh, err := ks.refresh(ctx)
+	if err != nil {
+		if snap != nil && ks.mode == KeyRefreshOnUnknownKey {
+			return snap.try(t, hashed).err(t) // rate-limited or down: the cached keys answer
 		}
-		return payload, nil
+		return fmt.Errorf("%w: %w", ErrKeysUnavailable, err)
 	}
-	// The failure path: work out why.
-	if strings.Contains(err.Error(), "fetching keys") {
-		return nil, fmt.Errorf("%w: %w", ErrKeysUnavailable, err)
+	res := fresh.try(t, hashed)
+	if res.ok {
+		return nil
 	}
-	jws, perr := jose.ParseSigned(raw, signingAlgorithms)
-	if perr != nil {
-		return nil, &MalformedTokenError{Reason: "JWS: " + perr.Error()}
-	}
-	kid := jws.Signatures[0].Header.KeyID
-	if latest := ks.cur.Load(); latest.ids[kid] || (kid == "" && len(latest.ids) > 0) {
-		return nil, ErrInvalidSignature
-	}
-	return nil, &UnknownKeyError{KeyID: kid}
+	return res.err(t)
 }
 
-func (ks *keySet) stale(snap *snapshot) bool {
-	return ks.url != "" && !snap.expires.IsZero() && !ks.now().Before(snap.expires)
-}
-
-// refresh fetches the JWKS unless the rate limit says no, sharing a fetch
-// already in flight. It returns the snapshot to use (nil only when nothing
-// was ever fetched) and the fetch error, if any.
-func (ks *keySet) refresh(ctx context.Context) (*snapshot, error) {
+// shouldFetch decides, after the cached keys failed t, whether to fetch.
+func (ks *keySet) shouldFetch(snap *keySnapshot, t *jose.JWS) bool {
 	if ks.url == "" {
-		return ks.cur.Load(), nil
+		return false
 	}
-	ks.mu.Lock()
-	wait := ks.inflight
-	if wait == nil {
-		if !ks.limiter.AllowN(ks.now(), 1) {
-			ks.mu.Unlock()
-			if snap := ks.cur.Load(); snap != nil {
-				return snap, nil
+	if ks.mode == KeyRefreshOnUnknownKey {
+		for _, k := range snap.keys {
+			if k.ID == t.KeyID || t.KeyID == "" {
+				return false // a known key: the signature is wrong, not the cache
 			}
-			return nil, fmt.Errorf("%w: JWKS refetch rate-limited", ErrKeysUnavailable)
 		}
-		wait = make(chan struct{})
-		ks.inflight = wait
-		ks.mu.Unlock()
-		err := ks.fetch(context.WithoutCancel(ctx))
-		ks.mu.Lock()
-		ks.inflight = nil
-		ks.mu.Unlock()
-		close(wait)
-		if snap := ks.cur.Load(); snap != nil {
-			return snap, err
+		return true
+	}
+	return ks.now().Add(keysExpiryDelta).After(snap.expiry)
+}
+
+// revalidate starts a background fetch when KeyRefreshOnUnknownKey's
+// cached keys are stale.
+func (ks *keySet) revalidate(snap *keySnapshot) {
+	if ks.mode != KeyRefreshOnUnknownKey || ks.url == "" || ks.now().Before(snap.expiry) || ks.background.Swap(true) {
+		return
+	}
+	go func() {
+		defer ks.background.Store(false)
+		_, _ = ks.refresh(ks.ctx)
+	}()
+}
+
+// refresh fetches the JWKS, sharing a fetch already in flight. With
+// KeyRefreshOnUnknownKey a new fetch needs the rate limiter's consent.
+func (ks *keySet) refresh(ctx context.Context) (*keySnapshot, error) {
+	ks.mu.Lock()
+	call := ks.inflight
+	if call == nil {
+		if ks.limiter != nil && !ks.limiter.AllowN(ks.now(), 1) {
+			ks.mu.Unlock()
+			return nil, fmt.Errorf("JWKS refetch rate-limited")
 		}
-		return nil, fmt.Errorf("%w: %w", ErrKeysUnavailable, err)
+		call = &fetchCall{done: make(chan struct{})}
+		ks.inflight = call
+		// Like go-oidc, the fetch runs on its own: a caller that gives up
+		// does not cancel it for the others.
+		go func() {
+			call.snap, call.err = ks.fetch()
+			ks.mu.Lock()
+			ks.inflight = nil
+			ks.mu.Unlock()
+			close(call.done)
+		}()
 	}
 	ks.mu.Unlock()
 	select {
-	case <-wait:
+	case <-call.done:
+		return call.snap, call.err
 	case <-ctx.Done():
-		return ks.cur.Load(), ctx.Err()
+		return nil, ctx.Err()
 	}
-	if snap := ks.cur.Load(); snap != nil {
-		return snap, nil
-	}
-	return nil, fmt.Errorf("%w: JWKS fetch failed", ErrKeysUnavailable)
 }
 
-// fetch GETs the JWKS and installs it. Keys of unsupported types are
-// skipped rather than failing the whole set.
-func (ks *keySet) fetch(ctx context.Context) error {
+// fetch GETs and decodes the JWKS and installs it. On failure the cached
+// keys stay.
+func (ks *keySet) fetch() (*keySnapshot, error) {
 	ks.fetches.Add(1)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ks.url, nil)
+	req, err := http.NewRequestWithContext(ks.ctx, http.MethodGet, ks.url, nil)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("fetch JWKS: %w", err)
 	}
 	resp, err := ks.client.Do(req)
 	if err != nil {
 		ks.log.Warn("fetch JWKS failed; keeping cached keys", "url", ks.url, "err", err)
-		return fmt.Errorf("fetch JWKS: %w", err)
+		return nil, fmt.Errorf("fetch JWKS: %w", err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxJWKSBytes))
 	if err != nil {
-		return fmt.Errorf("fetch JWKS: %w", err)
+		return nil, fmt.Errorf("fetch JWKS: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		ks.log.Warn("fetch JWKS failed; keeping cached keys", "url", ks.url, "status", resp.Status)
-		return fmt.Errorf("fetch JWKS: %s", resp.Status)
+		return nil, fmt.Errorf("fetch JWKS: %s", resp.Status)
 	}
-	var set struct {
-		Keys []json.RawMessage `json:"keys"`
-	}
-	if err := json.Unmarshal(body, &set); err != nil {
-		return fmt.Errorf("fetch JWKS: decode: %w", err)
-	}
-	keys := make([]jose.JSONWebKey, 0, len(set.Keys))
-	for _, raw := range set.Keys {
-		var k jose.JSONWebKey
-		if err := k.UnmarshalJSON(raw); err != nil || !k.Valid() || !k.IsPublic() {
-			ks.log.Debug("skip unusable JWKS entry", "url", ks.url)
-			continue
-		}
-		keys = append(keys, k)
-	}
-	expires := ks.now().Add(maxAge(resp.Header.Get("Cache-Control"), ks.ttl))
-	snap, err := ks.snapshot(keys, expires, ks.cur.Load())
+	keys, err := jose.ParseKeySet(body, ks.skipInvalid)
 	if err != nil {
-		return err
+		ks.log.Warn("JWKS does not decode; keeping cached keys", "url", ks.url, "err", err)
+		var kse *jose.KeySetError
+		if errors.As(err, &kse) {
+			return nil, &KeySetError{Index: kse.Index, KeyID: kse.KeyID, Problem: kse.Problem}
+		}
+		return nil, fmt.Errorf("%w: %w", ErrInvalidKeySet, err)
 	}
-	ks.cur.Store(snap)
+	snap := &keySnapshot{keys: keys, expiry: ks.expiry(req, resp), digest: sha256.Sum256(body)}
+	if old := ks.cur.Swap(snap); old == nil || old.digest != snap.digest {
+		if ks.onChange != nil {
+			ks.onChange()
+		}
+	}
 	ks.log.Debug("fetched JWKS", "url", ks.url, "keys", len(keys))
-	return nil
+	return snap, nil
+}
+
+// expiry is when the fetched keys expire: go-oidc v2's computation
+// (pquerna/cachecontrol, at once without caching headers) for
+// KeyRefreshOnExpiry, max-age or KeyTTL for KeyRefreshOnUnknownKey.
+func (ks *keySet) expiry(req *http.Request, resp *http.Response) time.Time {
+	now := ks.now()
+	if ks.mode == KeyRefreshOnUnknownKey {
+		return now.Add(maxAge(resp.Header.Get("Cache-Control"), ks.ttl))
+	}
+	wall := time.Now()
+	_, e, err := cachecontrol.CachableResponse(req, resp, cachecontrol.Options{})
+	if err != nil || !e.After(wall) {
+		return now
+	}
+	return now.Add(e.Sub(wall))
 }
 
 // maxAge reads how long a response may be cached: max-age, zero for

@@ -34,19 +34,26 @@ func (c *clock) Add(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-func keysFixture(t *testing.T, cacheControl string) (*oidctest.Issuer, *clock, *oidc.Verifier, func(k oidctest.Key) string) {
+// keysFixture is an issuer, a clock and a verifier on that clock with the
+// given refresh mode, and a signer for the cluster's usual claims.
+func keysFixture(t *testing.T, cacheControl string, mode oidc.KeyRefresh) (*oidctest.Issuer, *clock, *oidc.Verifier, func(k oidctest.Key) string) {
 	t.Helper()
 	iss := oidctest.NewIssuer(t, oidctest.Config{CacheControl: cacheControl})
 	clk := newClock()
-	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()), func(c *oidc.VerifierConfig) { c.Now = clk.Now })
+	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()), func(c *oidc.VerifierConfig) {
+		c.Now, c.KeyRefresh = clk.Now, mode
+	})
 	sign := func(k oidctest.Key) string {
 		return oidctest.SignWith(t, k, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	}
 	return iss, clk, v, sign
 }
 
+// The tests below run KeyRefreshOnUnknownKey; keys_expiry_test.go runs
+// the default, kube-apiserver 1.37's KeyRefreshOnExpiry.
+
 func TestKeysRandomKidsCannotStorm(t *testing.T) {
-	iss, _, v, sign := keysFixture(t, "max-age=600")
+	iss, _, v, sign := keysFixture(t, "max-age=600", oidc.KeyRefreshOnUnknownKey)
 	ctx := context.Background()
 	_, err := v.Verify(ctx, sign(iss.Key()))
 	require.NoError(t, err)
@@ -61,7 +68,7 @@ func TestKeysRandomKidsCannotStorm(t *testing.T) {
 }
 
 func TestKeysRotationIsPickedUp(t *testing.T) {
-	iss, clk, v, sign := keysFixture(t, "max-age=60")
+	iss, clk, v, sign := keysFixture(t, "max-age=60", oidc.KeyRefreshOnUnknownKey)
 	ctx := context.Background()
 	old := iss.Key()
 	_, err := v.Verify(ctx, sign(old))
@@ -88,7 +95,7 @@ func TestKeysRotationIsPickedUp(t *testing.T) {
 }
 
 func TestKeysHonourCacheControl(t *testing.T) {
-	iss, clk, v, sign := keysFixture(t, "public, max-age=300")
+	iss, clk, v, sign := keysFixture(t, "public, max-age=300", oidc.KeyRefreshOnUnknownKey)
 	ctx := context.Background()
 	tok := sign(iss.Key())
 	for range 10 {
@@ -108,7 +115,7 @@ func TestKeysHonourCacheControl(t *testing.T) {
 }
 
 func TestKeysNoCacheRevalidatesWithinTheRateLimit(t *testing.T) {
-	iss, clk, v, sign := keysFixture(t, "no-cache")
+	iss, clk, v, sign := keysFixture(t, "no-cache", oidc.KeyRefreshOnUnknownKey)
 	ctx := context.Background()
 	tok := sign(iss.Key())
 	for range 50 {
@@ -124,7 +131,7 @@ func TestKeysNoCacheRevalidatesWithinTheRateLimit(t *testing.T) {
 }
 
 func TestKeysServeCachedKeysWhileIssuerIsDown(t *testing.T) {
-	iss, clk, v, sign := keysFixture(t, "max-age=60")
+	iss, clk, v, sign := keysFixture(t, "max-age=60", oidc.KeyRefreshOnUnknownKey)
 	ctx := context.Background()
 	tok := sign(iss.Key())
 	_, err := v.Verify(ctx, tok)
@@ -140,7 +147,7 @@ func TestKeysServeCachedKeysWhileIssuerIsDown(t *testing.T) {
 }
 
 func TestKeysUnavailableWithoutCache(t *testing.T) {
-	iss, _, v, sign := keysFixture(t, "max-age=60")
+	iss, _, v, sign := keysFixture(t, "max-age=60", oidc.KeyRefreshOnUnknownKey)
 	iss.SetDown(true)
 	_, err := v.Verify(context.Background(), sign(iss.Key()))
 	require.ErrorIs(t, err, oidc.ErrKeysUnavailable)
@@ -166,7 +173,7 @@ var kidSeq atomic.Int64
 func randomKid() string { return fmt.Sprintf("random-%d", kidSeq.Add(1)) }
 
 func TestVerifierIsSafeForConcurrentUse(t *testing.T) {
-	iss, clk, v, sign := keysFixture(t, "no-cache")
+	iss, clk, v, sign := keysFixture(t, "no-cache", oidc.KeyRefreshOnUnknownKey)
 	good := sign(iss.Key())
 	var wg sync.WaitGroup
 	for i := range 8 {

@@ -7,6 +7,8 @@ import (
 
 	authenticationcel "k8s.io/apiserver/pkg/authentication/cel"
 	"k8s.io/apiserver/pkg/cel/lazy"
+
+	"github.com/cozystack/tenantkit/oidc/internal/jose"
 )
 
 // credentialIDKey is the extra key the apiserver sets from a token's jti.
@@ -112,7 +114,7 @@ func (v *Verifier) groups(ctx context.Context, c claims, cv *lazy.MapValue) (gro
 		if err := c.decode(m.Claim, &list, "a string or a list of strings"); err != nil {
 			return nil, nil, err
 		}
-		if m.Claim == "groups" && isJSONList(c[m.Claim]) {
+		if raw, _ := c.get(m.Claim); m.Claim == "groups" && isJSONList(raw) {
 			claimList = list
 		}
 		if m.Prefix != nil && *m.Prefix != "" {
@@ -138,7 +140,7 @@ func (v *Verifier) groups(ctx context.Context, c claims, cv *lazy.MapValue) (gro
 }
 
 func isJSONList(raw []byte) bool {
-	i := skipSpace(raw, 0)
+	i := jose.SkipSpace(raw, 0)
 	return i < len(raw) && raw[i] == '['
 }
 
@@ -157,7 +159,7 @@ func (v *Verifier) uid(ctx context.Context, c claims, cv *lazy.MapValue) (string
 
 func (v *Verifier) extra(ctx context.Context, c claims, cv *lazy.MapValue) (map[string][]string, error) {
 	var extra map[string][]string
-	if raw, ok := c["jti"]; ok {
+	if raw, ok := c.get("jti"); ok {
 		var jti string
 		if err := json.Unmarshal(raw, &jti); err == nil && jti != "" {
 			extra = map[string][]string{credentialIDKey: {"JTI=" + jti}}

@@ -10,40 +10,69 @@ import (
 // rejection (kube-apiserver answers 401 for all of them and only logs the
 // reason); the *XError types below carry the details.
 var (
-	// ErrMalformedToken: not a compact JWS with a JSON payload.
+	// ErrMalformedToken is returned when a token is not a compact JWS with
+	// a JSON object as payload, or has a JOSE header go-jose v2 refuses (a
+	// duplicate member, a kid that is not a string ...).
 	ErrMalformedToken = errors.New("oidc: malformed token")
-	// ErrTokenTooLarge: longer than VerifierConfig.MaxTokenBytes.
+	// ErrTokenTooLarge is returned when a token is longer than
+	// VerifierConfig.MaxTokenBytes.
 	ErrTokenTooLarge = errors.New("oidc: token too large")
-	// ErrUnsupportedAlgorithm: signed with an algorithm the apiserver does
-	// not accept (none, HS256, EdDSA, ...).
+	// ErrUnsupportedAlgorithm is returned when a token is signed with an
+	// algorithm the apiserver does not accept (none, HS256, EdDSA, ...) or
+	// has no alg header.
 	ErrUnsupportedAlgorithm = errors.New("oidc: unsupported signing algorithm")
-	// ErrIssuerMismatch: the iss claim is not exactly the configured issuer.
+	// ErrIssuerMismatch is returned when a token's iss is not exactly the
+	// configured issuer.
 	ErrIssuerMismatch = errors.New("oidc: issuer mismatch")
-	// ErrUnknownKey: no key of the issuer has the token's key ID.
+	// ErrUnknownKey is returned when no key of the issuer has the token's
+	// key ID (no key at all, for a token without one).
 	ErrUnknownKey = errors.New("oidc: unknown signing key")
-	// ErrInvalidSignature: the signature does not verify with the issuer's
-	// keys.
+	// ErrInvalidSignature is returned when a token's signature does not
+	// verify with the issuer's keys that could verify it.
 	ErrInvalidSignature = errors.New("oidc: invalid signature")
-	// ErrAudienceMismatch: none of the token's audiences is configured.
+	// ErrAudienceMismatch is returned when none of a token's audiences is
+	// configured.
 	ErrAudienceMismatch = errors.New("oidc: audience mismatch")
-	// ErrExpired: exp is missing or in the past.
+	// ErrExpired is returned when a token's exp is missing or past.
 	ErrExpired = errors.New("oidc: token expired")
-	// ErrNotYetValid: nbf is further in the future than the leeway.
+	// ErrNotYetValid is returned when a token's nbf is further in the
+	// future than the leeway.
 	ErrNotYetValid = errors.New("oidc: token not yet valid")
-	// ErrEmailNotVerified: the username claim is email and email_verified
-	// is present and not true.
+	// ErrEmailNotVerified is returned when the username claim is email and
+	// email_verified is present and not true.
 	ErrEmailNotVerified = errors.New("oidc: email not verified")
-	// ErrClaim: a claim the mapping needs is missing or has the wrong type.
+	// ErrClaim is returned when a claim the mapping or go-oidc needs is
+	// missing or has the wrong type.
 	ErrClaim = errors.New("oidc: bad claim")
-	// ErrRuleFailed: a claim or user validation rule evaluated to false, or
-	// a CEL mapping failed.
+	// ErrRuleFailed is returned when a claim or user validation rule
+	// evaluates to false, or a CEL mapping fails.
 	ErrRuleFailed = errors.New("oidc: validation rule failed")
-	// ErrKeysUnavailable: the issuer's keys could not be fetched and none
-	// are cached.
+	// ErrKeysUnavailable is returned when the issuer's keys could not be
+	// fetched (or did not decode, see ErrInvalidKeySet) when a token
+	// needed them.
 	ErrKeysUnavailable = errors.New("oidc: signing keys unavailable")
-	// ErrDistributedClaims: the groups claim is distributed (OIDC Core
-	// 5.6.2); this package does not fetch distributed claims.
+	// ErrDistributedClaims is returned when the groups claim is only
+	// available from a distributed claims endpoint (OIDC Core 5.6.2),
+	// which this package does not fetch.
 	ErrDistributedClaims = errors.New("oidc: distributed claims are not supported")
+	// ErrCriticalHeader is returned when a token's crit header names an
+	// extension other than b64 or is not a list of strings (RFC 7515
+	// 4.1.11: the recipient must reject it). See *CriticalHeaderError.
+	ErrCriticalHeader = errors.New("oidc: unsupported critical header")
+	// ErrUnusableKey is returned when the issuer's keys a token names (by
+	// kid, or all of them without one) cannot verify its algorithm at all:
+	// an RSA key under 1024 bits (Go refuses it), a key of the other type,
+	// a symmetric or a private key. See *UnusableKeyError.
+	ErrUnusableKey = errors.New("oidc: unusable signing key")
+	// ErrInvalidKeySet is returned, with ErrKeysUnavailable, when the
+	// issuer's JWKS does not decode the way kube-apiserver 1.37 decodes
+	// it: one bad entry fails the whole set there, and so here (see
+	// VerifierConfig.SkipInvalidKeys). See *KeySetError.
+	ErrInvalidKeySet = errors.New("oidc: invalid JWKS")
+	// ErrNotReady is returned while the verifier has not discovered its
+	// issuer (down or unreachable); with VerifierConfig.BackgroundDiscovery
+	// it keeps retrying. See *NotReadyError.
+	ErrNotReady = errors.New("oidc: issuer not discovered yet")
 )
 
 // MalformedTokenError says why a token could not be parsed.
@@ -59,11 +88,14 @@ func (e *MalformedTokenError) Unwrap() error { return ErrMalformedToken }
 
 // AlgorithmError is a token signed with an algorithm that is not accepted.
 type AlgorithmError struct {
-	// Algorithm is the token's alg header.
+	// Algorithm is the token's alg header ("" when it has none).
 	Algorithm string
 }
 
 func (e *AlgorithmError) Error() string {
+	if e.Algorithm == "" {
+		return "oidc: token has no alg header; accepted: RS256/384/512, ES256/384/512, PS256/384/512"
+	}
 	return fmt.Sprintf("oidc: token signed with %q; accepted: RS256/384/512, ES256/384/512, PS256/384/512", e.Algorithm)
 }
 
@@ -83,8 +115,8 @@ func (e *IssuerMismatchError) Error() string {
 // Unwrap returns ErrIssuerMismatch.
 func (e *IssuerMismatchError) Unwrap() error { return ErrIssuerMismatch }
 
-// UnknownKeyError is a token whose key ID is not among the issuer's keys,
-// even after a refetch (or when a refetch was rate-limited).
+// UnknownKeyError is a token whose key ID is not among the issuer's keys
+// (after a refetch, when the refresh mode allowed one).
 type UnknownKeyError struct {
 	// KeyID is the token's kid header ("" when it has none).
 	KeyID string
@@ -180,3 +212,80 @@ func (e *RuleError) Error() string {
 
 // Unwrap returns ErrRuleFailed.
 func (e *RuleError) Unwrap() error { return ErrRuleFailed }
+
+// CriticalHeaderError is a token whose crit header the verifier does not
+// understand, as go-jose (and so kube-apiserver) refuses it.
+type CriticalHeaderError struct {
+	// Names are the crit entries other than b64 (empty when crit is not a
+	// list of strings).
+	Names []string
+}
+
+func (e *CriticalHeaderError) Error() string {
+	if len(e.Names) == 0 {
+		return "oidc: token's crit header is not a list of strings"
+	}
+	return fmt.Sprintf("oidc: token marks unsupported headers critical: %q", e.Names)
+}
+
+// Unwrap returns ErrCriticalHeader.
+func (e *CriticalHeaderError) Unwrap() error { return ErrCriticalHeader }
+
+// UnusableKeyError is a token whose key exists in the issuer's JWKS but
+// cannot verify the token's algorithm.
+type UnusableKeyError struct {
+	// KeyID is the token's kid header ("" when it has none).
+	KeyID string
+	// Problem says why, for example "RSA key of 512 bits: Go refuses RSA
+	// keys under 1024 bits".
+	Problem string
+}
+
+func (e *UnusableKeyError) Error() string {
+	return fmt.Sprintf("oidc: signing key %q cannot verify the token: %s", e.KeyID, e.Problem)
+}
+
+// Unwrap returns ErrUnusableKey.
+func (e *UnusableKeyError) Unwrap() error { return ErrUnusableKey }
+
+// KeySetError is a JWKS entry that kube-apiserver 1.37's decoder (go-jose
+// v2) refuses, failing the whole set.
+type KeySetError struct {
+	// Index is the entry's position in "keys" (-1 when the document
+	// itself is wrong).
+	Index int
+	// KeyID is the entry's kid, when it has a readable one.
+	KeyID string
+	// Problem says what is wrong, for example "unknown kty \"OKP\" curve
+	// \"X25519\"".
+	Problem string
+}
+
+func (e *KeySetError) Error() string {
+	if e.Index < 0 {
+		return "oidc: invalid JWKS: " + e.Problem
+	}
+	return fmt.Sprintf("oidc: invalid JWKS: key %d (kid %q): %s", e.Index, e.KeyID, e.Problem)
+}
+
+// Unwrap returns ErrInvalidKeySet.
+func (e *KeySetError) Unwrap() error { return ErrInvalidKeySet }
+
+// NotReadyError is returned by Verify until the issuer's discovery
+// document has been read.
+type NotReadyError struct {
+	// Issuer is the configured issuer URL.
+	Issuer string
+	// Err is the last discovery failure.
+	Err error
+}
+
+func (e *NotReadyError) Error() string {
+	if e.Err == nil || e.Err == ErrNotReady {
+		return fmt.Sprintf("oidc: issuer %s not discovered yet", e.Issuer)
+	}
+	return fmt.Sprintf("oidc: issuer %s not discovered yet: %s", e.Issuer, e.Err.Error())
+}
+
+// Unwrap returns ErrNotReady and the last discovery failure.
+func (e *NotReadyError) Unwrap() []error { return []error{ErrNotReady, e.Err} }

@@ -1,143 +1,124 @@
 package oidc
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/cozystack/tenantkit/oidc/internal/jose"
 )
 
-// splitClaims splits a JSON object into its members without decoding the
-// values: the result equals what encoding/json decodes into
-// map[string]json.RawMessage (exact keys, last duplicate wins). It also
-// returns the last members whose keys match "iss" and "nbf" the way
-// encoding/json matches struct fields (case-insensitively, bytes.EqualFold),
-// which is how the apiserver and go-oidc read those two.
-//
-// It is a fast path for well-formed objects: ok is false for anything it
-// does not handle, and the caller falls back to encoding/json. It does not
-// validate every literal; a token is only accepted after go-oidc has decoded
-// the same payload with encoding/json, which does.
-func splitClaims(data []byte) (c claims, iss, nbf json.RawMessage, ok bool) {
-	i := skipSpace(data, 0)
+// The payload reader: one pass over the payload validates it (with
+// jose.ScanValue, which accepts what encoding/json accepts), splits it into
+// its members and picks out the claims go-oidc reads, decoding no value.
+
+// oidcClaims are the payload members go-oidc v2 decodes into its idToken
+// (with encoding/json, so case-insensitively) and the apiserver into its
+// untrusted issuer.
+var oidcClaims = [...]string{"iss", "sub", "aud", "exp", "iat", "nbf", "nonce", "at_hash", "_claim_names", "_claim_sources"}
+
+// payloadScan is a payload read by scanPayload.
+type payloadScan struct {
+	claims claims
+	// known are the members named exactly like oidcClaims, by index.
+	known [len(oidcClaims)]json.RawMessage
+	// folded is set when a member name matches one of oidcClaims only
+	// case-insensitively, or one appears twice: encoding/json's struct
+	// decoding then has to be followed to the letter (decodeOIDCClaims).
+	folded bool
+}
+
+// scanPayload validates a payload and splits it into its members. ok is
+// false when it is not valid JSON or not an object.
+func scanPayload(data []byte) (p payloadScan, ok bool) {
+	i := jose.SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return nil, nil, nil, false
+		return p, false
 	}
-	c = make(claims, 16)
-	i = skipSpace(data, i+1)
+	p.claims = make(claims, 0, 12)
+	i = jose.SkipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
-		return c, nil, nil, skipSpace(data, i+1) == len(data)
+		return p, jose.SkipSpace(data, i+1) == len(data)
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
-			return nil, nil, nil, false
+			return p, false
 		}
-		end, plain := scanString(data, i)
+		end, plain := jose.ScanString(data, i)
 		if end < 0 {
-			return nil, nil, nil, false
+			return p, false
 		}
-		var key string
-		if plain {
-			key = string(data[i+1 : end-1])
-		} else if json.Unmarshal(data[i:end], &key) != nil {
-			return nil, nil, nil, false
+		key := data[i+1 : end-1 : end-1]
+		if !plain {
+			s, err := jose.Unquote(data[i:end], false)
+			if err != nil {
+				return p, false
+			}
+			key = []byte(s)
 		}
-		i = skipSpace(data, end)
+		i = jose.SkipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
-			return nil, nil, nil, false
+			return p, false
 		}
-		start := skipSpace(data, i+1)
-		if i = skipValue(data, start); i < 0 {
-			return nil, nil, nil, false
+		start := jose.SkipSpace(data, i+1)
+		if i = jose.ScanValue(data, start, 1, jose.MaxDepth); i < 0 {
+			return p, false
 		}
 		val := json.RawMessage(data[start:i:i])
-		c[key] = val
-		switch {
-		case strings.EqualFold(key, "iss"):
-			iss = val
-		case strings.EqualFold(key, "nbf"):
-			nbf = val
-		}
-		i = skipSpace(data, i)
+		p.claims = append(p.claims, claim{name: key, value: val})
+		p.note(key, val)
+		i = jose.SkipSpace(data, i)
 		if i >= len(data) {
-			return nil, nil, nil, false
+			return p, false
 		}
 		switch data[i] {
 		case ',':
-			i = skipSpace(data, i+1)
+			i = jose.SkipSpace(data, i+1)
 		case '}':
-			return c, iss, nbf, skipSpace(data, i+1) == len(data)
+			return p, jose.SkipSpace(data, i+1) == len(data)
 		default:
-			return nil, nil, nil, false
+			return p, false
 		}
 	}
 }
 
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
+// note records a member that go-oidc reads.
+func (p *payloadScan) note(key []byte, val json.RawMessage) {
+	if len(key) > len("_claim_sources")*3 { // no oidcClaims name folds from that long
+		return
 	}
-	return i
-}
-
-// scanString returns the index after the string starting at data[i] (a
-// quote), or -1. plain reports printable ASCII without escapes, whose bytes
-// are the decoded string.
-func scanString(data []byte, i int) (end int, plain bool) {
-	plain = true
-	for j := i + 1; j < len(data); j++ {
-		switch b := data[j]; {
-		case b == '"':
-			return j + 1, plain
-		case b == '\\':
-			plain = false
-			j++
-		case b < 0x20 || b >= 0x7f:
-			plain = false
-		}
-	}
-	return -1, false
-}
-
-// skipValue returns the index after the value starting at data[i], or -1.
-// Objects and arrays are skipped by counting brackets, without recursion.
-func skipValue(data []byte, i int) int {
-	if i >= len(data) {
-		return -1
-	}
-	switch data[i] {
-	case '"':
-		end, _ := scanString(data, i)
-		return end
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(data); j++ {
-			switch data[j] {
-			case '"':
-				end, _ := scanString(data, j)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
+	for n, name := range oidcClaims {
+		if string(key) == name {
+			if p.known[n] != nil {
+				p.folded = true
 			}
+			p.known[n] = val
+			return
 		}
-		return -1
-	default:
-		j := i
-	scan:
-		for ; j < len(data); j++ {
-			switch data[j] {
-			case ',', '}', ']', ' ', '\t', '\r', '\n':
-				break scan
-			}
-		}
-		if j == i {
-			return -1
-		}
-		return j
 	}
+	for _, name := range oidcClaims {
+		if foldEqual(key, name) {
+			p.folded = true
+			return
+		}
+	}
+}
+
+// foldEqual is bytes.EqualFold, which encoding/json uses to match member
+// names to struct fields ("ISS" and "iſs" with a long s equal "iss"; "ıss"
+// with a dotless i does not).
+func foldEqual(key []byte, name string) bool {
+	if isASCII(key) {
+		return len(key) == len(name) && strings.EqualFold(string(key), name)
+	}
+	return bytes.EqualFold(key, []byte(name))
+}
+
+func isASCII(s []byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -4,20 +4,22 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
-	gooidc "github.com/coreos/go-oidc/v3/oidc"
-	jose "github.com/go-jose/go-jose/v4"
+	gojose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/time/rate"
 	"k8s.io/apiserver/pkg/apis/apiserver"
-	"k8s.io/apiserver/pkg/apis/apiserver/validation"
 	authenticationcel "k8s.io/apiserver/pkg/authentication/cel"
+
+	"github.com/cozystack/tenantkit/oidc/internal/jose"
 )
 
 // Verifier defaults, matching kube-apiserver 1.37.
@@ -31,7 +33,7 @@ const (
 )
 
 // VerifierConfig configures a Verifier. Only JWT is required; the zero
-// values of the other fields are the apiserver's behaviour.
+// values of the other fields are kube-apiserver 1.37's behaviour.
 type VerifierConfig struct {
 	// JWT is one jwt entry of an AuthenticationConfiguration: issuer,
 	// audiences, claim mappings and validation rules. It is validated and
@@ -44,7 +46,7 @@ type VerifierConfig struct {
 	// timeout.
 	HTTPClient *http.Client
 	// Keys, when set, are the issuer's keys: no discovery, no fetching.
-	Keys *jose.JSONWebKeySet
+	Keys *gojose.JSONWebKeySet
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// NotBeforeLeeway is the skew allowed on nbf. Default
@@ -52,13 +54,37 @@ type VerifierConfig struct {
 	NotBeforeLeeway time.Duration
 	// MaxTokenBytes bounds the token length. Default DefaultMaxTokenBytes.
 	MaxTokenBytes int
-	// KeyRefreshInterval is the sustained rate of JWKS refetches (bursts of
-	// three). Default DefaultKeyRefreshInterval.
+	// KeyRefresh says when the JWKS is fetched again. Default
+	// KeyRefreshOnExpiry, kube-apiserver 1.37's behaviour.
+	KeyRefresh KeyRefresh
+	// KeyRefreshInterval is the sustained rate of JWKS refetches with
+	// KeyRefreshOnUnknownKey (bursts of three). Default
+	// DefaultKeyRefreshInterval.
 	KeyRefreshInterval time.Duration
-	// KeyTTL is how long keys stay fresh without a Cache-Control max-age.
-	// Default DefaultKeyTTL.
+	// KeyTTL is how long keys stay fresh with KeyRefreshOnUnknownKey when
+	// the JWKS response has no Cache-Control max-age. Default
+	// DefaultKeyTTL.
 	KeyTTL time.Duration
-	// Logger receives key-fetch warnings. Default: discard.
+	// SkipInvalidKeys drops JWKS entries that do not decode (an unknown
+	// kty, an X25519 key, an x5u ...) instead of refusing the whole set,
+	// as RFC 7517 section 5 recommends and go-oidc v3 does. Off, a JWKS
+	// with such an entry fails every token, as on kube-apiserver 1.37
+	// (the error wraps ErrKeysUnavailable and ErrInvalidKeySet).
+	SkipInvalidKeys bool
+	// BackgroundDiscovery lets NewVerifier return when the issuer cannot
+	// be discovered (down, unreachable, a bad document), like
+	// kube-apiserver: Verify then fails with ErrNotReady while discovery
+	// is retried in the background (backing off from one second up to
+	// DiscoveryRetryInterval) until it succeeds, Close is called or
+	// NewVerifier's ctx is done. Off, NewVerifier returns the error.
+	BackgroundDiscovery bool
+	// DiscoveryRetryInterval is the longest wait between background
+	// discovery attempts. Default DefaultDiscoveryRetryInterval (the
+	// apiserver's period).
+	DiscoveryRetryInterval time.Duration
+	// TokenCache configures the verified-token cache; off by default.
+	TokenCache TokenCacheConfig
+	// Logger receives key-fetch and discovery warnings. Default: discard.
 	Logger *slog.Logger
 }
 
@@ -66,15 +92,22 @@ type VerifierConfig struct {
 // one JWT authenticator does, but returns why a token was rejected. It is
 // safe for concurrent use.
 type Verifier struct {
-	cfg       VerifierConfig
-	jwt       apiserver.JWTAuthenticator
-	mapper    authenticationcel.CELMapper
-	usesCEL   bool
-	gates     []*groupsGate // the claim validation rules, when all are tenant gates
-	required  map[string]string
-	keys      *keySet
-	signature *gooidc.IDTokenVerifier
-	now       func() time.Time
+	cfg      VerifierConfig
+	jwt      apiserver.JWTAuthenticator
+	mapper   authenticationcel.CELMapper
+	usesCEL  bool
+	gates    []*groupsGate // the claim validation rules, when all are tenant gates
+	required map[string]string
+	now      func() time.Time
+	cache    *tokenCache
+	headers  jose.HeaderCache
+
+	keys     atomic.Pointer[keySet] // nil until discovered
+	notReady atomic.Pointer[NotReadyError]
+	ctx      context.Context // cancelled by Close: background work stops
+	cancel   context.CancelFunc
+	done     chan struct{} // closed when background discovery has ended
+	close    sync.Once
 }
 
 // UserInfo is the user a token maps to, as the apiserver would see it.
@@ -87,16 +120,18 @@ type UserInfo struct {
 
 // NewVerifier validates cfg.JWT with the apiserver's validation, compiles
 // its CEL expressions with the apiserver's compiler and, unless cfg.Keys is
-// set, discovers the issuer (ctx bounds the discovery request). Keys are
-// fetched on first use.
+// set, discovers the issuer (ctx bounds the discovery request; with
+// BackgroundDiscovery it is also the lifetime of the retries). Keys are
+// fetched on first use. Call Close when done with the verifier.
 func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
-	mapper, errs := validation.CompileAndValidateJWTAuthenticator(celCompiler(), cfg.JWT, cfg.DisallowedIssuers)
-	if len(errs) > 0 {
-		return nil, &ConfigError{Errs: errs}
+	mapper, err := compileJWT(cfg.JWT, cfg.DisallowedIssuers)
+	if err != nil {
+		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	var err error
-	v := &Verifier{cfg: cfg, jwt: cfg.JWT, mapper: mapper, now: cfg.Now, required: map[string]string{}}
+	v := &Verifier{cfg: cfg, jwt: cfg.JWT, mapper: mapper, now: cfg.Now, required: map[string]string{},
+		done: make(chan struct{})}
+	v.ctx, v.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	v.gates = tenantGates(cfg.JWT.ClaimValidationRules)
 	v.usesCEL = mapper.Username != nil || mapper.Groups != nil || mapper.UID != nil || mapper.Extra != nil ||
 		(mapper.ClaimValidationRules != nil && v.gates == nil)
@@ -105,32 +140,59 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 			v.required[r.Claim] = r.RequiredValue
 		}
 	}
+	v.cache = newTokenCache(cfg.TokenCache)
 	if cfg.Keys != nil {
-		if v.keys, err = newStaticKeySet(*cfg.Keys); err != nil {
-			return nil, err
-		}
-	} else {
-		var client *http.Client
-		client, err = cfg.httpClient()
+		ks, err := newStaticKeySet(*cfg.Keys)
 		if err != nil {
+			v.cancel()
 			return nil, err
 		}
-		var jwksURL string
-		jwksURL, err = discover(ctx, client, cfg.JWT.Issuer)
-		if err != nil {
-			return nil, err
-		}
-		v.keys = &keySet{url: jwksURL, client: client, now: cfg.Now, ttl: cfg.KeyTTL, log: cfg.Logger,
-			limiter: rate.NewLimiter(rate.Every(cfg.KeyRefreshInterval), keyRefreshBurst)}
+		v.keys.Store(ks)
+		close(v.done)
+		return v, nil
 	}
-	algs := make([]string, len(signingAlgorithms))
-	for i, a := range signingAlgorithms {
-		algs[i] = string(a)
+	client, err := cfg.httpClient()
+	if err == nil {
+		err = v.startDiscovery(ctx, client)
 	}
-	v.signature = gooidc.NewVerifier(cfg.JWT.Issuer.URL, v.keys, &gooidc.Config{
-		SkipClientIDCheck: true, SkipExpiryCheck: true, SupportedSigningAlgs: algs, Now: cfg.Now,
-	})
+	if err != nil {
+		v.cancel()
+		return nil, err
+	}
 	return v, nil
+}
+
+// newRemoteKeySet is the key cache for a discovered JWKS URL.
+func (v *Verifier) newRemoteKeySet(jwksURL string, client *http.Client) *keySet {
+	ks := &keySet{url: jwksURL, client: client, now: v.cfg.Now, mode: v.cfg.KeyRefresh, skipInvalid: v.cfg.SkipInvalidKeys,
+		ttl: v.cfg.KeyTTL, log: v.cfg.Logger, ctx: v.ctx, onChange: v.cache.clear}
+	if v.cfg.KeyRefresh == KeyRefreshOnUnknownKey {
+		ks.limiter = rate.NewLimiter(rate.Every(v.cfg.KeyRefreshInterval), keyRefreshBurst)
+	}
+	return ks
+}
+
+// Close stops background work (discovery retries, key fetches). Verify
+// keeps answering from what the verifier has; a key fetch after Close
+// fails.
+func (v *Verifier) Close() error {
+	v.close.Do(func() {
+		v.cancel()
+		<-v.done
+	})
+	return nil
+}
+
+// Ready returns nil once the issuer has been discovered, a
+// *NotReadyError (wrapping ErrNotReady) before.
+func (v *Verifier) Ready() error {
+	if v.keys.Load() != nil {
+		return nil
+	}
+	if nr := v.notReady.Load(); nr != nil {
+		return nr
+	}
+	return &NotReadyError{Issuer: v.jwt.Issuer.URL, Err: ErrNotReady}
 }
 
 // tenantGates returns the expression rules as native gates when every one
@@ -166,6 +228,9 @@ func (cfg VerifierConfig) withDefaults() VerifierConfig {
 	if cfg.KeyTTL == 0 {
 		cfg.KeyTTL = DefaultKeyTTL
 	}
+	if cfg.DiscoveryRetryInterval == 0 {
+		cfg.DiscoveryRetryInterval = DefaultDiscoveryRetryInterval
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -187,138 +252,132 @@ func (cfg VerifierConfig) httpClient() (*http.Client, error) {
 	return &http.Client{Transport: tr, Timeout: 30 * time.Second}, nil
 }
 
-// discover reads the issuer's discovery document with go-oidc (which
-// insists that its issuer equals the configured URL byte for byte) and
-// returns the JWKS URL.
-func discover(ctx context.Context, client *http.Client, iss apiserver.Issuer) (string, error) {
-	if iss.DiscoveryURL != "" {
-		target, err := url.Parse(iss.DiscoveryURL)
-		if err != nil {
-			return "", invalidf("issuer.discoveryURL: %v", err)
-		}
-		c := *client
-		c.Transport = &discoveryRewrite{base: transportOf(client), from: strings.TrimSuffix(iss.URL, "/") + "/.well-known/openid-configuration", to: target}
-		client = &c
-	}
-	p, err := gooidc.NewProvider(gooidc.ClientContext(ctx, client), iss.URL)
-	if err != nil {
-		return "", fmt.Errorf("discover %s: %w", iss.URL, err)
-	}
-	var doc struct {
-		JWKSURL string `json:"jwks_uri"`
-	}
-	if err := p.Claims(&doc); err != nil || doc.JWKSURL == "" {
-		return "", fmt.Errorf("discover %s: no jwks_uri", iss.URL)
-	}
-	return doc.JWKSURL, nil
-}
-
-type discoveryRewrite struct {
-	base http.RoundTripper
-	from string
-	to   *url.URL
-}
-
-func (d *discoveryRewrite) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.String() != d.from {
-		return d.base.RoundTrip(r)
-	}
-	r = r.Clone(r.Context())
-	r.URL, r.Host = d.to, ""
-	return d.base.RoundTrip(r)
-}
-
-func transportOf(c *http.Client) http.RoundTripper {
-	if c.Transport != nil {
-		return c.Transport
-	}
-	return http.DefaultTransport
-}
-
 // Verify checks a token the way the apiserver does and maps it to a user:
-// untrusted issuer routing, signature and issuer (go-oidc v3), audience
-// (any of), exp (no leeway), nbf (with leeway), the username claim (with the
+// untrusted issuer routing, JOSE header and algorithm, signature, the
+// go-oidc claims (iss, aud, exp, nbf ...), the username claim (with the
 // email_verified rule), groups, uid, extra, required claims, claim
 // validation rules and user validation rules. A rejection wraps one of the
-// ErrX reasons in rejection.go; it never contains the token.
+// ErrX reasons in rejection.go; it never contains the token. With the
+// token cache on, a token verified before is answered from the cache.
 func (v *Verifier) Verify(ctx context.Context, token string) (*UserInfo, error) {
 	if len(token) > v.cfg.MaxTokenBytes {
 		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTokenTooLarge, len(token), v.cfg.MaxTokenBytes)
 	}
-	t, err := parseUnverified(token)
-	if err != nil {
-		return nil, err
+	if v.cache == nil {
+		u, _, err := v.verify(ctx, token)
+		return u, err
 	}
-	if t.issuer != v.jwt.Issuer.URL {
-		return nil, &IssuerMismatchError{Want: v.jwt.Issuer.URL, Got: t.issuer}
+	key := cacheKey(token)
+	now := v.now()
+	u, gen := v.cache.get(key, now)
+	if u != nil {
+		return u, nil
 	}
-	st := &verifyState{}
-	idt, err := v.signature.Verify(context.WithValue(ctx, stateKey{}, st), token)
-	if err != nil {
-		return nil, v.signatureError(t, st, err)
+	u, exp, err := v.verify(ctx, token)
+	if err == nil {
+		v.cache.put(key, u, exp, now, gen)
 	}
-	if !slices.Equal(st.payload, t.payload) { // what we decoded is what was signed
-		return nil, &MalformedTokenError{Reason: "payload differs from the signed payload"}
-	}
-	if err := v.checkTimes(t, idt); err != nil {
-		return nil, err
-	}
-	return v.mapUser(ctx, t.claims)
+	return u, err
 }
 
-// signatureError turns go-oidc's error into a typed reason.
-func (v *Verifier) signatureError(t *parsedToken, st *verifyState, err error) error {
-	if st.err != nil {
-		return st.err
+// verify is Verify without the cache; exp is the token's expiry.
+func (v *Verifier) verify(ctx context.Context, token string) (*UserInfo, time.Time, error) {
+	// The apiserver routes by the untrusted issuer first.
+	if strings.HasPrefix(strings.TrimSpace(token), "{") {
+		return nil, time.Time{}, &MalformedTokenError{Reason: "JSON serialization; want compact JWS"}
 	}
-	alg, ok := t.header()
+	payload, scan, err := splitToken(token)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	iss, err := untrustedIssuer(scan, payload)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if iss != v.jwt.Issuer.URL {
+		return nil, time.Time{}, &IssuerMismatchError{Want: v.jwt.Issuer.URL, Got: iss}
+	}
+	keys := v.keys.Load()
+	if keys == nil {
+		return nil, time.Time{}, v.Ready()
+	}
+	t, err := parseJWS(token, payload, &v.headers)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if err := keys.verify(ctx, t); err != nil {
+		return nil, time.Time{}, err
+	}
+	f, err := decodeOIDCFields(scan, payload)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if err := v.checkOIDC(f); err != nil {
+		return nil, time.Time{}, err
+	}
+	u, err := v.mapUser(ctx, scan.claims)
+	return u, time.Time(f.Expiry), err
+}
+
+// splitToken decodes the payload of a compact JWS the way the apiserver
+// reads the untrusted issuer: exactly three parts, unpadded base64url
+// (line breaks ignored), a JSON object.
+func splitToken(token string) ([]byte, *payloadScan, error) {
+	_, rest, ok1 := strings.Cut(token, ".")
+	p, sig, ok2 := strings.Cut(rest, ".")
+	if !ok1 || !ok2 || strings.Contains(sig, ".") {
+		return nil, nil, &MalformedTokenError{Reason: fmt.Sprintf("%d parts; want 3", strings.Count(token, ".")+1)}
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(p)
+	if err != nil {
+		return nil, nil, &MalformedTokenError{Reason: "payload is not base64url"}
+	}
+	scan, ok := scanPayload(payload)
 	if !ok {
-		return &MalformedTokenError{Reason: "header is not base64url"}
+		return nil, nil, &MalformedTokenError{Reason: payloadProblem(payload)}
 	}
-	if alg != "" && !slices.Contains(signingAlgorithms, jose.SignatureAlgorithm(alg)) {
-		return &AlgorithmError{Algorithm: alg}
-	}
-	msg := strings.TrimPrefix(err.Error(), "oidc: ")
-	if strings.HasPrefix(msg, "id token issued by a different provider") {
-		return &IssuerMismatchError{Want: v.jwt.Issuer.URL, Got: t.issuer}
-	}
-	return &MalformedTokenError{Reason: msg}
+	return payload, &scan, nil
 }
 
-// checkTimes checks aud, exp and nbf in the apiserver's order: with one
-// audience go-oidc checks it before the times; with several the apiserver
-// checks them itself, after.
-func (v *Verifier) checkTimes(t *parsedToken, idt *gooidc.IDToken) error {
+// checkOIDC is go-oidc v2's claim checks after the signature, and the
+// apiserver's audience check: distributed claim sources, iss, aud (with
+// one audience, before the times), exp (no leeway), nbf (with leeway),
+// aud (with several, after).
+func (v *Verifier) checkOIDC(f *oidcFields) error {
+	if err := f.checkClaimSources(); err != nil {
+		return err
+	}
+	if f.Issuer != v.jwt.Issuer.URL && !(v.jwt.Issuer.URL == "https://"+googleIssuer && f.Issuer == googleIssuer) {
+		return &IssuerMismatchError{Want: v.jwt.Issuer.URL, Got: f.Issuer}
+	}
 	single := len(v.jwt.Issuer.Audiences) == 1
 	if single {
-		if err := v.checkAudience(idt); err != nil {
+		if err := v.checkAudience(f.Audience); err != nil {
 			return err
 		}
 	}
 	now := v.now()
-	if idt.Expiry.Before(now) {
-		return &ExpiredError{Expiry: idt.Expiry, Now: now}
+	if exp := time.Time(f.Expiry); exp.Before(now) { // a missing exp is the zero time
+		return &ExpiredError{Expiry: exp, Now: now}
 	}
-	nbf, ok, err := numericDate("nbf", t.nbf)
-	if err != nil {
-		return err
-	}
-	if ok && now.Add(v.cfg.NotBeforeLeeway).Before(nbf) {
-		return &NotYetValidError{NotBefore: nbf, Now: now, Leeway: v.cfg.NotBeforeLeeway}
+	if f.NotBefore != nil {
+		if nbf := time.Time(*f.NotBefore); now.Add(v.cfg.NotBeforeLeeway).Before(nbf) {
+			return &NotYetValidError{NotBefore: nbf, Now: now, Leeway: v.cfg.NotBeforeLeeway}
+		}
 	}
 	if !single {
-		return v.checkAudience(idt)
+		return v.checkAudience(f.Audience)
 	}
 	return nil
 }
 
-func (v *Verifier) checkAudience(idt *gooidc.IDToken) error {
-	for _, a := range idt.Audience {
+func (v *Verifier) checkAudience(got audience) error {
+	for _, a := range got {
 		if slices.Contains(v.jwt.Issuer.Audiences, a) {
 			return nil
 		}
 	}
-	return &AudienceError{Want: v.jwt.Issuer.Audiences, Got: idt.Audience}
+	return &AudienceError{Want: v.jwt.Issuer.Audiences, Got: []string(got)}
 }
 
 // Issuer returns the issuer URL the verifier trusts.

@@ -24,6 +24,7 @@ func newVerifier(t *testing.T, jwt apiserver.JWTAuthenticator, mod ...func(*oidc
 	}
 	v, err := oidc.NewVerifier(context.Background(), cfg)
 	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, v.Close()) })
 	return v
 }
 
@@ -86,7 +87,7 @@ func TestVerifyExplainsRejections(t *testing.T) {
 	var rule *oidc.RuleError
 	require.ErrorAs(t, err, &rule)
 	require.Equal(t, oidc.TenantGroupsGate(acme), rule.Expression)
-	require.Contains(t, rule.Message, "tenant-acme-view")
+	require.Contains(t, rule.Message, "tenant-acme-{view,use,admin,super-admin}")
 
 	c = iss.Claims(acme.ClientID(), "a@b.c", "tenant-acme-admin")
 	c["iss"] = iss.URL() + "/"

@@ -3,6 +3,7 @@ package oidctest
 import (
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"strings"
 	"testing"
@@ -39,8 +40,10 @@ type CorpusConfig struct {
 // the reason it must give, followed by a few it must accept (Want nil).
 // Every token is built against iss; the corpus covers algorithm confusion,
 // audiences, issuers, times, keys, signatures, the email and groups claims,
-// the tenant gate and malformed encodings. Build the verifier after
-// calling Corpus: the "rotated key" case removes its key from the JWKS.
+// the tenant gate, JOSE headers no library writes (a duplicate alg, no alg,
+// an unknown crit) and malformed encodings. Build the verifier after
+// calling Corpus: it changes the JWKS (a key rotated out, an RSA key under
+// 1024 bits published).
 func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	t.Helper()
 	if cfg.Other == (ref.Cluster{}) {
@@ -65,6 +68,21 @@ func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	add("alg none", Unsigned(t, good()), oidc.ErrUnsupportedAlgorithm)
 	add("HS256 keyed with the issuer's public key (PEM)", SignHMAC(t, publicPEM(t, iss.Key()), good()), oidc.ErrUnsupportedAlgorithm)
 	add("HS256 keyed with a guessed shared secret", SignHMAC(t, []byte(strings.Repeat("s", 32)), good()), oidc.ErrUnsupportedAlgorithm)
+
+	// Headers no JOSE library writes.
+	payload := mustJSON(t, good())
+	kid := iss.Key().ID
+	alg := string(iss.Key().Algorithm)
+	raw := func(header string) string { return SignRawT(t, iss.Key(), []byte(header), payload) }
+	add("duplicate alg header, none last", raw(`{"alg":"`+alg+`","kid":"`+kid+`","alg":"none"}`), oidc.ErrMalformedToken)
+	add("duplicate alg header, none first", raw(`{"alg":"none","kid":"`+kid+`","alg":"`+alg+`"}`), oidc.ErrMalformedToken)
+	add("duplicate kid header", raw(`{"alg":"`+alg+`","kid":"`+kid+`","kid":"`+kid+`"}`), oidc.ErrMalformedToken)
+	add("duplicate member nested in a header", raw(`{"alg":"`+alg+`","kid":"`+kid+`","x":{"a":1,"a":2}}`), oidc.ErrMalformedToken)
+	add("missing alg header", raw(`{"kid":"`+kid+`","typ":"JWT"}`), oidc.ErrUnsupportedAlgorithm)
+	add("alg header null", raw(`{"alg":null,"kid":"`+kid+`"}`), oidc.ErrUnsupportedAlgorithm)
+	add("alg none under the issuer's kid", unsignedHeader(`{"alg":"none","kid":"`+kid+`"}`, payload), oidc.ErrUnsupportedAlgorithm)
+	add("unknown crit header", raw(`{"alg":"`+alg+`","kid":"`+kid+`","crit":["urn:example:x"],"urn:example:x":1}`), oidc.ErrCriticalHeader)
+	add("crit header not a list", raw(`{"alg":"`+alg+`","kid":"`+kid+`","crit":"b64"}`), oidc.ErrCriticalHeader)
 
 	// Audience.
 	add("wrong aud", with(func(c map[string]any) { c["aud"] = "someone-else" }), oidc.ErrAudienceMismatch)
@@ -100,6 +118,10 @@ func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	impostor.ID = iss.Key().ID
 	add("signed by another key under the issuer's kid", SignWith(t, impostor, good()), oidc.ErrInvalidSignature)
 	add("signature stripped", stripSignature(iss.Sign(t, good())), oidc.ErrInvalidSignature)
+	weak := GenerateWeakRSAKeyT(t, 512)
+	iss.PublishKey(weak)
+	add("signed by a published RSA key under 1024 bits", SignWith(t, weak, good()), oidc.ErrUnusableKey)
+	add("algorithm of another key type under the issuer's kid", otherKeyType(iss.Key(), payload), oidc.ErrUnusableKey)
 
 	// Claims the mapping needs.
 	add("email_verified false", with(func(c map[string]any) { c["email_verified"] = false }), oidc.ErrEmailNotVerified)
@@ -145,6 +167,37 @@ func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	add("valid, email_verified absent", with(func(c map[string]any) { delete(c, "email_verified") }), nil)
 	add("valid, no kid header", SignWith(t, Key{Algorithm: iss.Key().Algorithm, Private: iss.Key().Private}, good()), nil)
 	return cases
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("oidctest: marshal: %v", err)
+	}
+	return b
+}
+
+// unsignedHeader is header.payload with an empty signature.
+func unsignedHeader(header string, payload []byte) string {
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString([]byte(header)) + "." + enc.EncodeToString(payload) + "."
+}
+
+// otherKeyType claims k's kid with an algorithm of the other key type
+// (ES256 for an RSA key, RS256 for an EC key) and a signature of the size
+// that algorithm expects.
+func otherKeyType(k Key, payload []byte) string {
+	alg, size := "ES256", 64
+	if strings.HasPrefix(string(k.Algorithm), "ES") {
+		alg, size = "RS256", 256
+	}
+	enc := base64.RawURLEncoding
+	sig := make([]byte, size)
+	for i := range sig {
+		sig[i] = byte(i + 1)
+	}
+	return unsignedHeader(`{"alg":"`+alg+`","kid":"`+k.ID+`"}`, payload) + enc.EncodeToString(sig)
 }
 
 func publicPEM(t testing.TB, k Key) []byte {

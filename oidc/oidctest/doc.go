@@ -12,10 +12,16 @@
 //	token := iss.Sign(t, iss.Claims(cluster.ClientID(), "alice@example.org", "tenant-acme-admin"))
 //	user, err := v.Verify(ctx, token)
 //
-// Keys rotate with RotateKey and disappear with RemoveKey; SetDown makes the
-// issuer answer 503, SetCacheControl changes the JWKS caching header, and
-// JWKSFetches counts key fetches, so tests can observe a verifier's key
-// cache.
+// Keys rotate with RotateKey and disappear with RemoveKey; PublishKey
+// publishes a key the issuer does not sign with, and SetKeysJSON serves
+// whatever JWKS entries a test needs (an unknown kty, a lower-case alg, an
+// x5u ...). SetDown makes the issuer answer 503, SetCacheControl changes
+// the JWKS caching header, and JWKSFetches and DiscoveryFetches count
+// requests, so tests can observe a verifier's key cache and discovery.
+//
+// SignRaw signs any header byte for byte (a duplicate alg, no alg, a
+// crit), SignBytes any signing input, and GenerateWeakRSAKey makes the
+// short RSA keys Go's crypto/rsa refuses.
 //
 // Helpers take a testing.TB first and fail the test on error; they never
 // panic. For a real IdP (login flows, refresh tokens) use dex through the

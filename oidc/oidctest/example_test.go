@@ -26,6 +26,7 @@ func ExampleIssuer() {
 		fmt.Println(err)
 		return
 	}
+	defer v.Close()
 
 	claims := iss.Claims(c.ClientID(), "alice@example.org", "tenant-acme-view")
 	claims["exp"] = time.Now().Add(-time.Minute).Unix()

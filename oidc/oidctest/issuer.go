@@ -89,11 +89,14 @@ type Issuer struct {
 	url  string
 	path string
 
-	mu      sync.Mutex
-	keys    []Key // keys[0] signs
-	cc      string
-	down    bool
-	fetches atomic.Int64
+	mu         sync.Mutex
+	keys       []Key // keys[0] signs
+	published  []Key // published, never used to sign
+	edit       func([]json.RawMessage) []json.RawMessage
+	cc         string
+	down       bool
+	fetches    atomic.Int64
+	discovered atomic.Int64
 }
 
 // Start starts an issuer; Close stops it. Tests use NewIssuer.
@@ -166,6 +169,24 @@ func (iss *Issuer) AddKey(k Key) {
 	iss.keys = append([]Key{k}, iss.keys...)
 }
 
+// PublishKey publishes k in the JWKS without signing with it (a key a
+// test signs with itself, SignWith).
+func (iss *Issuer) PublishKey(k Key) {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	iss.published = append(iss.published, k)
+}
+
+// SetKeysJSON makes the issuer serve edit(keys) as the JWKS "keys": the
+// published keys, one JSON object each, in order. Tests use it to serve
+// what real providers get wrong (an unknown kty, a lower-case alg, an
+// x5u, a duplicate kid ...); nil restores the plain JWKS.
+func (iss *Issuer) SetKeysJSON(edit func(keys []json.RawMessage) []json.RawMessage) {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	iss.edit = edit
+}
+
 // RemoveKey stops publishing the key with the given ID.
 func (iss *Issuer) RemoveKey(id string) {
 	iss.mu.Lock()
@@ -173,6 +194,12 @@ func (iss *Issuer) RemoveKey(id string) {
 	for i, k := range iss.keys {
 		if k.ID == id && len(iss.keys) > 1 {
 			iss.keys = append(iss.keys[:i:i], iss.keys[i+1:]...)
+			return
+		}
+	}
+	for i, k := range iss.published {
+		if k.ID == id {
+			iss.published = append(iss.published[:i:i], iss.published[i+1:]...)
 			return
 		}
 	}
@@ -195,12 +222,19 @@ func (iss *Issuer) SetCacheControl(v string) {
 // JWKSFetches counts the JWKS requests served so far (failed ones too).
 func (iss *Issuer) JWKSFetches() int { return int(iss.fetches.Load()) }
 
+// DiscoveryFetches counts the discovery requests served so far (failed
+// ones too).
+func (iss *Issuer) DiscoveryFetches() int { return int(iss.discovered.Load()) }
+
 // JWKS returns the published public keys.
 func (iss *Issuer) JWKS() jose.JSONWebKeySet {
 	iss.mu.Lock()
 	defer iss.mu.Unlock()
 	set := jose.JSONWebKeySet{}
 	for _, k := range iss.keys {
+		set.Keys = append(set.Keys, k.Public())
+	}
+	for _, k := range iss.published {
 		set.Keys = append(set.Keys, k.Public())
 	}
 	return set
@@ -213,6 +247,7 @@ func (iss *Issuer) isDown() bool {
 }
 
 func (iss *Issuer) discovery(w http.ResponseWriter, _ *http.Request) {
+	iss.discovered.Add(1)
 	if iss.isDown() {
 		http.Error(w, "issuer down", http.StatusServiceUnavailable)
 		return
@@ -236,12 +271,25 @@ func (iss *Issuer) jwks(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	iss.mu.Lock()
-	cc := iss.cc
+	cc, edit := iss.cc, iss.edit
 	iss.mu.Unlock()
 	if cc != "-" {
 		w.Header().Set("Cache-Control", cc)
 	}
-	writeJSON(w, iss.JWKS())
+	set := iss.JWKS()
+	keys := make([]json.RawMessage, 0, len(set.Keys))
+	for _, k := range set.Keys {
+		raw, err := k.MarshalJSON()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		keys = append(keys, raw)
+	}
+	if edit != nil {
+		keys = edit(keys)
+	}
+	writeJSON(w, map[string]any{"keys": keys})
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -1,6 +1,10 @@
 package oidctest
 
 import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -28,6 +32,22 @@ func (k Key) SignPayload(payload []byte) (string, error) {
 // SignWithHeaders signs payload with extra protected headers (crit, jku,
 // a numeric kid, ...).
 func (k Key) SignWithHeaders(headers map[string]any, payload []byte) (string, error) {
+	switch k.Private.(type) {
+	case *rsa.PrivateKey, *ecdsa.PrivateKey:
+	default: // a key go-jose does not know (GenerateWeakRSAKey)
+		h := map[string]any{"alg": k.Algorithm, "typ": "JWT"}
+		if k.ID != "" {
+			h["kid"] = k.ID
+		}
+		for name, v := range headers {
+			h[name] = v
+		}
+		header, err := json.Marshal(h)
+		if err != nil {
+			return "", fmt.Errorf("oidctest: marshal header: %w", err)
+		}
+		return k.SignRaw(header, payload)
+	}
 	jwk := jose.JSONWebKey{Key: k.Private, KeyID: k.ID, Algorithm: string(k.Algorithm)}
 	opts := (&jose.SignerOptions{}).WithType("JWT")
 	for name, v := range headers {
@@ -96,4 +116,82 @@ func Unsigned(t testing.TB, claims map[string]any) string {
 	}
 	enc := base64.RawURLEncoding
 	return enc.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + enc.EncodeToString(payload) + "."
+}
+
+// SignRaw signs payload under header, both used byte for byte: a header
+// no JOSE library writes (a duplicate alg, no alg, an unknown crit) with
+// a valid signature by k. The signature follows header's alg when it is
+// one of k's (RS*, PS* for RSA keys, ES* for EC keys) and k.Algorithm
+// otherwise.
+func (k Key) SignRaw(header, payload []byte) (string, error) {
+	enc := base64.RawURLEncoding
+	input := enc.EncodeToString(header) + "." + enc.EncodeToString(payload)
+	sig, err := k.signInput(headerAlg(header, k.Algorithm), []byte(input))
+	if err != nil {
+		return "", err
+	}
+	return input + "." + enc.EncodeToString(sig), nil
+}
+
+// SignRawT is k.SignRaw for tests: it fails the test on error.
+func SignRawT(t testing.TB, k Key, header, payload []byte) string {
+	t.Helper()
+	tok, err := k.SignRaw(header, payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// SignBytes signs arbitrary bytes (a JWS signing input a test builds
+// itself, such as one with an unencoded payload) with k.Algorithm and
+// returns the raw signature.
+func (k Key) SignBytes(input []byte) ([]byte, error) { return k.signInput(k.Algorithm, input) }
+
+// headerAlg is the last alg in header that fits the key, else def.
+func headerAlg(header []byte, def jose.SignatureAlgorithm) jose.SignatureAlgorithm {
+	var h struct {
+		Alg string `json:"alg"`
+	}
+	if json.Unmarshal(header, &h) == nil && len(h.Alg) == 5 && h.Alg[:2] == string(def)[:2] {
+		return jose.SignatureAlgorithm(h.Alg)
+	}
+	return def
+}
+
+// signInput signs the JWS signing input with alg: PKCS #1 v1.5, PSS or
+// ECDSA with the raw r||s encoding of RFC 7518.
+func (k Key) signInput(alg jose.SignatureAlgorithm, input []byte) ([]byte, error) {
+	var h crypto.Hash
+	switch alg[2:] {
+	case "256":
+		h = crypto.SHA256
+	case "384":
+		h = crypto.SHA384
+	default:
+		h = crypto.SHA512
+	}
+	d := h.New()
+	d.Write(input)
+	digest := d.Sum(nil)
+	switch {
+	case alg[:2] == "PS":
+		return k.Private.Sign(rand.Reader, digest, &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash, Hash: h})
+	case alg[:2] == "ES":
+		priv, ok := k.Private.(*ecdsa.PrivateKey)
+		if !ok {
+			return nil, fmt.Errorf("oidctest: %s needs an EC key", alg)
+		}
+		r, s, err := ecdsa.Sign(rand.Reader, priv, digest)
+		if err != nil {
+			return nil, fmt.Errorf("oidctest: sign: %w", err)
+		}
+		size := (priv.Curve.Params().BitSize + 7) / 8
+		sig := make([]byte, 2*size)
+		r.FillBytes(sig[:size])
+		s.FillBytes(sig[size:])
+		return sig, nil
+	default:
+		return k.Private.Sign(rand.Reader, digest, h)
+	}
 }

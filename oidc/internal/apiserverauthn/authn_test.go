@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apiserver/pkg/apis/apiserver"
@@ -37,18 +36,18 @@ func newAPIServerAuthenticator(t testing.TB, iss *oidctest.Issuer, jwt apiserver
 // newVerifier builds our Verifier for the same authenticator entry.
 func newVerifier(t testing.TB, iss *oidctest.Issuer, jwt apiserver.JWTAuthenticator) *oidc.Verifier {
 	t.Helper()
-	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: jwt, HTTPClient: iss.Client()})
-	require.NoError(t, err)
-	return v
+	return newVerifierWith(t, iss, jwt, func(*oidc.VerifierConfig) {})
 }
 
-// newGoOIDCVerifier is the baseline: go-oidc v3 alone, through discovery,
-// checking signature, issuer, audience and expiry.
-func newGoOIDCVerifier(t testing.TB, iss *oidctest.Issuer, audience string) *gooidc.IDTokenVerifier {
+// newVerifierWith builds our Verifier with a changed configuration.
+func newVerifierWith(t testing.TB, iss *oidctest.Issuer, jwt apiserver.JWTAuthenticator, edit func(*oidc.VerifierConfig)) *oidc.Verifier {
 	t.Helper()
-	p, err := gooidc.NewProvider(gooidc.ClientContext(context.Background(), iss.Client()), iss.URL())
+	cfg := oidc.VerifierConfig{JWT: jwt, HTTPClient: iss.Client()}
+	edit(&cfg)
+	v, err := oidc.NewVerifier(context.Background(), cfg)
 	require.NoError(t, err)
-	return p.Verifier(&gooidc.Config{ClientID: audience, SupportedSigningAlgs: []string{"RS256", "ES256"}})
+	t.Cleanup(func() { require.NoError(t, v.Close()) })
+	return v
 }
 
 func joseAlg(s string) jose.SignatureAlgorithm { return jose.SignatureAlgorithm(s) }

@@ -3,10 +3,11 @@ module github.com/cozystack/tenantkit/oidc/internal/apiserverauthn
 go 1.26.0
 
 require (
-	github.com/coreos/go-oidc/v3 v3.21.0
 	github.com/cozystack/tenantkit v0.0.0
 	github.com/go-jose/go-jose/v4 v4.1.4
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/sys v0.49.0
+	gopkg.in/go-jose/go-jose.v2 v2.6.3
 	k8s.io/apiserver v0.37.2
 )
 
@@ -71,7 +72,6 @@ require (
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.47.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
@@ -80,7 +80,6 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
-	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	k8s.io/api v0.37.2 // indirect
 	k8s.io/apimachinery v0.37.2 // indirect
