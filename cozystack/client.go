@@ -94,7 +94,8 @@ func NewForConfig(rc *rest.Config, cfg Config) (*Client, error) {
 // ApplyKubernetes creates the Kubernetes application k, or replaces the
 // spec, and adds the labels and annotations, of the existing one. Unless
 // Config.SkipValidation is set, it first validates k against the platform
-// of its namespace (see Values). Fields of the stored object that the model
+// of its namespace (see Values); the checks' warnings (tenant.Kubernetes.Check)
+// go to Config.Logger. Fields of the stored object that the model
 // does not know (a newer Cozystack's) are kept where their parent still
 // exists in k's spec, so nothing is lost. It returns the object as stored.
 func (c *Client) ApplyKubernetes(ctx context.Context, k *tenant.Kubernetes) (*tenant.Kubernetes, error) {
@@ -106,8 +107,12 @@ func (c *Client) ApplyKubernetes(ctx context.Context, k *tenant.Kubernetes) (*te
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, err
 		}
-		if err := k.Validate(p); err != nil {
+		warnings, err := k.Check(p)
+		if err != nil {
 			return nil, err
+		}
+		for _, w := range warnings {
+			c.log.Warn("Kubernetes application accepted with a warning", "tenant", k.Namespace, "cluster", k.Name, "warning", w.Error())
 		}
 	}
 	out, err := apply(ctx, c.dyn, kubernetesKind, k)

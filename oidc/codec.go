@@ -168,7 +168,7 @@ func ParseAuthenticationConfiguration(data []byte) (*apiserver.AuthenticationCon
 	}
 	obj, err := runtime.Decode(codecs.UniversalDecoder(), data)
 	if err != nil {
-		return nil, invalidf("decode authentication configuration: %v", err)
+		return nil, invalidf("decode authentication configuration: %w", err)
 	}
 	cfg, ok := obj.(*apiserver.AuthenticationConfiguration)
 	if !ok || cfg == nil {
