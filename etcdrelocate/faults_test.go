@@ -11,7 +11,7 @@ import (
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
-	"github.com/cozystack/tenantkit/internal/localenv/etcdlayout"
+	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 )
 
 // stepKinds are the steps of a StatefulSet plan, in order.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cozystack/tenantkit/internal/pki"
 	"github.com/cozystack/tenantkit/internal/process"
+	"github.com/cozystack/tenantkit/internal/serverbin"
 )
 
 // APIServerConfig configures one kube-apiserver.
@@ -87,6 +88,10 @@ func (e *Env) startAPIServer(ctx context.Context, cfg APIServerConfig) (*APIServ
 	if cfg.Name == "" {
 		cfg.Name = "kube-apiserver"
 	}
+	apiserverBin, err := e.bins.path(ctx, serverbin.KubeAPIServer)
+	if err != nil {
+		return nil, err
+	}
 	port, err := portOrFree("127.0.0.1", cfg.Port)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
@@ -105,7 +110,7 @@ func (e *Env) startAPIServer(ctx context.Context, cfg APIServerConfig) (*APIServ
 	}
 	a.proc, err = process.Start(process.Config{
 		Name:      cfg.Name,
-		Path:      e.bins.apiserver,
+		Path:      apiserverBin,
 		Args:      args,
 		LogPath:   a.LogPath(),
 		StopGrace: 3 * time.Second,

@@ -14,16 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/cozystack/tenantkit/internal/localenv/clusterdns"
-	"github.com/cozystack/tenantkit/internal/localenv/localvolume"
-	"github.com/cozystack/tenantkit/internal/localenv/loopnet"
-	"github.com/cozystack/tenantkit/internal/localenv/nodeagent"
-	"github.com/cozystack/tenantkit/internal/process"
-	"github.com/cozystack/tenantkit/internal/serverbin"
+	"github.com/cozystack/tenantkit/localenv/internal/clusterdns"
+	"github.com/cozystack/tenantkit/localenv/internal/localvolume"
+	"github.com/cozystack/tenantkit/localenv/internal/loopnet"
+	"github.com/cozystack/tenantkit/localenv/internal/nodeagent"
 )
-
-// NodeConfig describes one simulated node (see nodeagent.NodeConfig).
-type NodeConfig = nodeagent.NodeConfig
 
 // ClusterConfig turns the environment into a small simulated cluster:
 // kube-controller-manager, kube-scheduler, nodes played by a node agent,
@@ -93,32 +88,59 @@ type Cluster struct {
 	agent   *nodeagent.Agent
 }
 
-// startCluster starts the simulated cluster on the environment's first
-// apiserver. Everything is stopped by Env.Stop, newest first: the node
-// agent (and with it every pod process) before the controllers.
-func (e *Env) startCluster(ctx context.Context, a *APIServer) error {
-	cc := *e.cfg.Cluster
+// StartCluster adds a simulated cluster to the environment's first
+// apiserver (see ClusterConfig) and waits until its nodes are schedulable;
+// Config.Cluster does the same during Start. The apiserver must have been
+// started with the ServiceAccount admission plugin
+// (Config.APIServer.ServiceAccountAdmission), and an environment has at
+// most one cluster. It lets a program start serving from the control plane
+// while the controllers' binaries are still being built.
+func (e *Env) StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
+	if e.isStopped() {
+		return nil, ErrStopped
+	}
+	as := e.APIServers()
+	if e.etcd == nil || len(as) == 0 {
+		return nil, fmt.Errorf("%w: a cluster needs the local provider and an apiserver", ErrUnsupported)
+	}
+	if !e.cfg.APIServer.ServiceAccountAdmission {
+		return nil, fmt.Errorf("%w: StartCluster needs Config.APIServer.ServiceAccountAdmission (or Config.Cluster)", ErrInvalidConfig)
+	}
+	if e.Cluster() != nil {
+		return nil, fmt.Errorf("%w: the environment has a cluster already", ErrInvalidConfig)
+	}
+	cc, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return e.startCluster(ctx, as[0], cc)
+}
+
+// startCluster starts the simulated cluster on apiserver a. Everything is
+// stopped by Env.Stop, newest first: the node agent (and with it every pod
+// process) before the controllers.
+func (e *Env) startCluster(ctx context.Context, a *APIServer, cc ClusterConfig) (*Cluster, error) {
 	if err := e.startControllers(ctx, a, cc); err != nil {
-		return err
+		return nil, err
 	}
 	cs, err := kubernetes.NewForConfig(a.RESTConfig())
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("localenv: %w", err)
 	}
 	c := &Cluster{cfg: cc}
 	if c.network, err = loopnet.Reserve(); err != nil {
-		return err
+		return nil, err
 	}
 	e.OnStop(c.network.Release)
 	c.dns, err = clusterdns.Start(ctx, clusterdns.Config{Client: cs, Addr: c.network.ServiceAddr(10),
 		Domain: cc.Domain, HostAddr: c.network.HostAddr, Logger: e.log})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	e.OnStop(func() error { c.dns.Stop(); return nil })
-	etcdBin, err := binary(ctx, e.cfg.EtcdBinary, serverbin.Etcd)
+	etcdBin, err := e.bins.podEtcd(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	nodesDir := filepath.Join(e.dir, "nodes")
 	names := make([]string, len(cc.Nodes))
@@ -131,7 +153,7 @@ func (e *Env) startCluster(ctx context.Context, a *APIServer) error {
 		HeartbeatInterval: cc.heartbeat(), MaxProbePeriod: cc.MaxProbePeriod, Logger: e.log,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	e.OnStop(c.agent.Stop)
 	c.volumes, err = localvolume.Start(ctx, localvolume.Config{
@@ -140,17 +162,17 @@ func (e *Env) startCluster(ctx context.Context, a *APIServer) error {
 		Dir: func(node string) string { return filepath.Join(nodesDir, node, "volumes") },
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	e.OnStop(func() error { c.volumes.Stop(); return nil })
 	if err := waitSchedulable(ctx, cs, names, e.cfg.StartTimeout); err != nil {
-		return err
+		return nil, err
 	}
 	e.mu.Lock()
 	e.cluster = c
 	e.mu.Unlock()
 	e.log.Info("simulated cluster ready", "nodes", names, "network", c.network.Prefix(), "dns", c.dns.Addr())
-	return nil
+	return c, nil
 }
 
 // Cluster returns the simulated cluster, nil unless Config.Cluster was set.
@@ -193,19 +215,17 @@ func (c *Cluster) KillContainer(namespace, pod, container string) error {
 }
 
 // Pod returns what the node agent knows about a running pod: node, IP,
-// container processes.
-func (c *Cluster) Pod(namespace, name string) (nodeagent.PodInfo, bool) {
+// container processes. ok is false when no node runs it.
+func (c *Cluster) Pod(namespace, name string) (info PodInfo, ok bool) {
 	return c.agent.Pod(namespace, name)
 }
 
 // Processes returns the running pod processes (real etcd servers).
-func (c *Cluster) Processes() []*process.Process { return c.agent.Processes() }
+func (c *Cluster) Processes() []*Process { return c.agent.Processes() }
 
-// DNSAddr returns the cluster DNS server's host:port. A child process (an
-// executor a test kills midway, say) that gets it, with the admin
-// kubeconfig (Env.KubeconfigPath), reaches members by name through
-// clusterdns.Dial(addr).
-func (c *Cluster) DNSAddr() string { return c.dns.Addr() }
+// NodeAddr returns a node's loopback address, the twin of its InternalIP
+// (see HostAddr), or the zero Addr for an unknown node.
+func (c *Cluster) NodeAddr(node string) netip.Addr { return c.agent.NodeAddr(node) }
 
 // Resolver returns a resolver that asks the cluster DNS, so the test process
 // can resolve names like etcd-0.etcd-headless.tenant-demo.svc.
@@ -223,9 +243,6 @@ func (c *Cluster) DialContext(ctx context.Context, network, address string) (net
 // (127.X.Y.Z), which the test process can dial. Other addresses are
 // returned unchanged.
 func (c *Cluster) HostAddr(ip netip.Addr) netip.Addr { return c.network.HostAddr(ip) }
-
-// Agent returns the node agent, for operations Cluster does not wrap.
-func (c *Cluster) Agent() *nodeagent.Agent { return c.agent }
 
 // Recycled returns how many released local volumes have been wiped and put
 // back so far.

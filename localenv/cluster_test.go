@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/cozystack/tenantkit/internal/localenv"
-	"github.com/cozystack/tenantkit/internal/localenv/nodeagent"
+	"github.com/cozystack/tenantkit/localenv"
+	"github.com/cozystack/tenantkit/localenv/internal/nodeagent"
 )
 
 func TestCluster_nodesPodsAndVolumes(t *testing.T) {
@@ -50,7 +50,7 @@ func TestCluster_nodesPodsAndVolumes(t *testing.T) {
 		got := waitPod(t, cs, ns, "web", podReady)
 		require.Equal(t, "node-b", got.Spec.NodeName)
 		require.Equal(t, corev1.PodRunning, got.Status.Phase)
-		require.True(t, cluster.Agent().NodeAddr("node-b").IsLoopback())
+		require.True(t, cluster.NodeAddr("node-b").IsLoopback())
 		var simulated *corev1.PodCondition
 		for i, c := range got.Status.Conditions {
 			if c.Type == nodeagent.ConditionSimulated {

@@ -57,7 +57,7 @@ func (e *Env) startControllers(ctx context.Context, a *APIServer, cc ClusterConf
 }
 
 func (e *Env) startControlPlaneComponent(ctx context.Context, a *APIServer, c controlPlaneComponent) error {
-	bin, err := serverbin.Path(ctx, c.server)
+	bin, err := e.bins.path(ctx, c.server)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (e *Env) startControlPlaneComponent(ctx context.Context, a *APIServer, c co
 		return err
 	}
 	endpoint := fmt.Sprintf("https://127.0.0.1:%d", port)
-	e.Track(Component{Name: c.server.Name, Version: c.server.Version, Endpoint: endpoint, LogPath: logPath, Process: p})
+	e.Track(Component{Name: c.server.Name, Version: e.bins.version(c.server), Endpoint: endpoint, LogPath: logPath, Process: p})
 	if err := waitHealthz(ctx, p, e.cfg.StartTimeout, endpoint+"/healthz"); err != nil {
 		return err
 	}

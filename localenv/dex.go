@@ -81,7 +81,7 @@ func (e *Env) StartDex(ctx context.Context, cfg DexConfig) (*Dex, error) {
 	if e.isStopped() {
 		return nil, ErrStopped
 	}
-	bin, err := serverbin.Path(ctx, serverbin.Dex)
+	bin, err := e.bins.path(ctx, serverbin.Dex)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (e *Env) StartDex(ctx context.Context, cfg DexConfig) (*Dex, error) {
 		_ = d.proc.Kill()
 		return nil, err
 	}
-	e.Track(Component{Name: "dex", Version: serverbin.Dex.Version, Endpoint: d.IssuerURL, LogPath: d.proc.LogPath(), Process: d.proc})
+	e.Track(Component{Name: "dex", Version: e.bins.version(serverbin.Dex), Endpoint: d.IssuerURL, LogPath: d.proc.LogPath(), Process: d.proc})
 	e.log.Info("dex ready", "issuer", d.IssuerURL)
 	return d, nil
 }

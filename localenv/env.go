@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -29,7 +30,10 @@ const (
 )
 
 // Config configures an environment. The zero value starts a 3-member etcd
-// cluster and one kube-apiserver in a new temporary directory.
+// cluster and one kube-apiserver in a new temporary directory; the other
+// fields opt into more (a simulated cluster with controllers and nodes) or
+// change defaults. Dex, S3 servers and Velero are started on a running
+// environment by Env.StartDex, Env.StartS3 and Env.StartVelero.
 type Config struct {
 	// Provider selects the backend. Default: $TENANTKIT_CLUSTER, else Local.
 	Provider Provider
@@ -43,20 +47,28 @@ type Config struct {
 	APIServer APIServerConfig
 	// SkipAPIServer starts only the etcd cluster.
 	SkipAPIServer bool
-	// EtcdBinary and APIServerBinary override the binaries built by
-	// package serverbin.
-	EtcdBinary      string
-	APIServerBinary string
 	// Cluster, when set, adds a simulated cluster to the first apiserver:
 	// kube-controller-manager, kube-scheduler, simulated nodes that run
 	// etcd pods as real processes, local volumes and cluster DNS (see
 	// ClusterConfig and Env.Cluster). It turns the apiserver's
-	// ServiceAccount admission plugin on.
+	// ServiceAccount admission plugin on. Env.StartCluster adds one later
+	// instead.
 	Cluster *ClusterConfig
+	// Binaries names binaries to run instead of tenantkit's builds. Empty
+	// fields fall back to environment variables (TENANTKIT_<NAME>_BIN,
+	// envtest's KUBEBUILDER_ASSETS and TEST_ASSET_<NAME>), then to a cached
+	// build; see Binaries.
+	Binaries Binaries
+	// BuildProgress receives a line when a server build starts, every 30
+	// seconds while it runs, and when it ends: a cold build of
+	// kube-apiserver takes minutes, once per machine. Default: os.Stderr;
+	// io.Discard silences it.
+	BuildProgress io.Writer
 	// StartTimeout bounds the wait for each server to become ready.
 	// Default 60s.
 	StartTimeout time.Duration
-	// Logger receives progress messages. Default: discard.
+	// Logger receives progress messages, and a warning for each binary of
+	// another version than the pinned one. Default: discard.
 	Logger *slog.Logger
 }
 
@@ -68,7 +80,8 @@ type Env struct {
 	log      *slog.Logger
 	ca       *pki.CA
 	etcd     *EtcdCluster
-	bins     binaries
+	bins     *binaries
+	etcdBin  string
 	started  time.Duration
 	provider Provider
 	rest     *rest.Config
@@ -81,8 +94,6 @@ type Env struct {
 	components []Component
 	cleanups   []func() error
 }
-
-type binaries struct{ etcd, apiserver string }
 
 // Component describes a server process of the environment, for display and
 // measurement.
@@ -97,7 +108,7 @@ type Component struct {
 	// LogPath is its log file.
 	LogPath string
 	// Process is its process; nil for components not run as a process.
-	Process *process.Process
+	Process *Process
 }
 
 // Start starts an environment. On error, everything already started is
@@ -108,7 +119,8 @@ func Start(ctx context.Context, cfg Config) (*Env, error) {
 		return nil, err
 	}
 	begin := time.Now()
-	e := &Env{cfg: cfg, log: cfg.Logger, provider: cfg.Provider}
+	e := &Env{cfg: cfg, log: cfg.Logger, provider: cfg.Provider,
+		bins: newBinaries(cfg.Binaries, cfg.Logger, cfg.BuildProgress)}
 	if err := e.makeDir(); err != nil {
 		return nil, err
 	}
@@ -180,11 +192,11 @@ func (e *Env) startLocal(ctx context.Context) error {
 	if e.ca, err = pki.NewCA("tenantkit-ca"); err != nil {
 		return err
 	}
-	if e.bins.etcd, err = binary(ctx, e.cfg.EtcdBinary, serverbin.Etcd); err != nil {
+	if e.etcdBin, err = e.bins.path(ctx, serverbin.Etcd); err != nil {
 		return err
 	}
 	if !e.cfg.SkipAPIServer {
-		if e.bins.apiserver, err = binary(ctx, e.cfg.APIServerBinary, serverbin.KubeAPIServer); err != nil {
+		if _, err = e.bins.path(ctx, serverbin.KubeAPIServer); err != nil {
 			return err
 		}
 	}
@@ -192,7 +204,7 @@ func (e *Env) startLocal(ctx context.Context) error {
 	if err := os.Mkdir(etcdDir, 0o700); err != nil {
 		return fmt.Errorf("localenv: %w", err)
 	}
-	e.etcd, err = newEtcdCluster(ctx, e.bins.etcd, etcdDir, e.cfg.EtcdMembers, e.cfg.StartTimeout, e.log)
+	e.etcd, err = newEtcdCluster(ctx, e.etcdBin, etcdDir, e.cfg.EtcdMembers, e.cfg.StartTimeout, e.log)
 	if e.etcd != nil {
 		e.OnStop(e.etcd.stop)
 	}
@@ -209,21 +221,10 @@ func (e *Env) startLocal(ctx context.Context) error {
 	}
 	e.rest, e.kubecfg = a.RESTConfig(), a.KubeconfigPath()
 	if e.cfg.Cluster != nil {
-		return e.startCluster(ctx, a)
+		_, err := e.startCluster(ctx, a, *e.cfg.Cluster)
+		return err
 	}
 	return nil
-}
-
-// binary returns override if set (checking that it exists), else the path
-// serverbin builds.
-func binary(ctx context.Context, override string, s serverbin.Server) (string, error) {
-	if override == "" {
-		return serverbin.Path(ctx, s)
-	}
-	if _, err := os.Stat(override); err != nil {
-		return "", fmt.Errorf("%w: %s binary: %w", ErrInvalidConfig, s.Name, err)
-	}
-	return override, nil
 }
 
 // StartAPIServer starts another kube-apiserver on the environment's etcd
@@ -236,12 +237,6 @@ func (e *Env) StartAPIServer(ctx context.Context, cfg APIServerConfig) (*APIServ
 	if e.isStopped() {
 		return nil, ErrStopped
 	}
-	if e.bins.apiserver == "" {
-		var err error
-		if e.bins.apiserver, err = binary(ctx, e.cfg.APIServerBinary, serverbin.KubeAPIServer); err != nil {
-			return nil, err
-		}
-	}
 	a, err := e.startAPIServer(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -249,7 +244,7 @@ func (e *Env) StartAPIServer(ctx context.Context, cfg APIServerConfig) (*APIServ
 	e.mu.Lock()
 	e.apiservers = append(e.apiservers, a)
 	e.mu.Unlock()
-	e.Track(Component{Name: a.Name, Version: serverbin.KubeAPIServer.Version, Endpoint: a.URL, LogPath: a.LogPath(), Process: a.proc})
+	e.Track(Component{Name: a.Name, Version: e.bins.version(serverbin.KubeAPIServer), Endpoint: a.URL, LogPath: a.LogPath(), Process: a.proc})
 	e.log.Info("apiserver ready", "name", a.Name, "url", a.URL)
 	return a, nil
 }
@@ -278,7 +273,7 @@ func (e *Env) Components() []Component {
 	var out []Component
 	if e.etcd != nil {
 		for _, m := range e.etcd.Members() {
-			out = append(out, Component{Name: m.Name, Version: serverbin.Etcd.Version, Endpoint: m.ClientURL,
+			out = append(out, Component{Name: m.Name, Version: e.bins.version(serverbin.Etcd), Endpoint: m.ClientURL,
 				LogPath: m.LogPath(), Process: m.process()})
 		}
 	}
@@ -350,7 +345,7 @@ func (e *Env) Etcd() *EtcdCluster { return e.etcd }
 // certificates are signed by it and they trust client certificates it
 // issues; components added to the environment (an OIDC issuer, an S3 server)
 // take their serving certificates from it too.
-func (e *Env) CA() *pki.CA { return e.ca }
+func (e *Env) CA() *CA { return e.ca }
 
 // Logger returns the environment's logger.
 func (e *Env) Logger() *slog.Logger { return e.log }

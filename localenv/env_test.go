@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 func TestEnv_controlPlane(t *testing.T) {
@@ -152,7 +152,7 @@ func TestStart_badConfig(t *testing.T) {
 	}{
 		{name: "no etcd members", cfg: localenv.Config{EtcdMembers: -1}, short: true, want: localenv.ErrInvalidConfig},
 		{name: "unknown provider", cfg: localenv.Config{Provider: "vagrant"}, short: true, want: localenv.ErrInvalidConfig},
-		{name: "missing etcd binary", cfg: localenv.Config{EtcdBinary: "/nonexistent/etcd"}, short: true, want: localenv.ErrInvalidConfig},
+		{name: "missing etcd binary", cfg: localenv.Config{Binaries: localenv.Binaries{Etcd: "/nonexistent/etcd"}}, short: true, want: localenv.ErrIncompatibleBinary},
 		{name: "apiserver port in use", cfg: localenv.Config{EtcdMembers: 1, APIServer: localenv.APIServerConfig{Port: busyPort}}, want: localenv.ErrPortInUse},
 	}
 	for _, tt := range tests {
@@ -180,7 +180,7 @@ func TestStart_serverThatCannotStart(t *testing.T) {
 	script := t.TempDir() + "/etcd"
 	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho 'etcd: cannot start: disk on fire' >&2\nexit 3\n"), 0o755))
 	start := time.Now()
-	_, err := localenv.Start(t.Context(), localenv.Config{EtcdBinary: script, EtcdMembers: 1})
+	_, err := localenv.Start(t.Context(), localenv.Config{Binaries: localenv.Binaries{Etcd: script}, EtcdMembers: 1})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "disk on fire")
 	require.Less(t, time.Since(start), 30*time.Second)

@@ -17,4 +17,9 @@ var (
 	ErrUnsupported = errors.New("localenv: not supported by this provider")
 	// ErrStopped is returned by operations on an environment after Stop.
 	ErrStopped = errors.New("localenv: environment stopped")
+	// ErrIncompatibleBinary is returned when a binary named by Binaries or
+	// an environment variable cannot run here: the file is missing or not
+	// executable, or it reports another major version than the pinned one
+	// or one older than the environment needs.
+	ErrIncompatibleBinary = errors.New("localenv: incompatible binary")
 )

@@ -58,8 +58,6 @@ type S3Config struct {
 	AccessKey, SecretKey string
 	// Buckets are created once the server is ready.
 	Buckets []string
-	// Binary overrides the backend's binary built by package serverbin.
-	Binary string
 }
 
 // S3Server is a running S3 server on loopback, serving HTTPS with a
@@ -100,7 +98,7 @@ func (e *Env) StartS3(ctx context.Context, cfg S3Config) (*S3Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin, err := binary(ctx, cfg.Binary, server)
+	bin, err := e.bins.path(ctx, server)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +132,7 @@ func (e *Env) StartS3(ctx context.Context, cfg S3Config) (*S3Server, error) {
 		return nil, errors.Join(err, s.clean())
 	}
 	e.OnStop(s.clean)
-	e.Track(Component{Name: cfg.Name, Version: server.Version, Endpoint: s.URL, LogPath: s.proc.LogPath(), Process: s.proc})
+	e.Track(Component{Name: cfg.Name, Version: e.bins.version(server), Endpoint: s.URL, LogPath: s.proc.LogPath(), Process: s.proc})
 	for _, b := range cfg.Buckets {
 		if err := s.CreateBucket(ctx, b); err != nil {
 			return nil, err
@@ -224,4 +222,4 @@ func (s *S3Server) clean() error {
 }
 
 // Process returns the server's process.
-func (s *S3Server) Process() *process.Process { return s.proc }
+func (s *S3Server) Process() *Process { return s.proc }

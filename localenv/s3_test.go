@@ -16,7 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 // TestStartS3 starts the S3 server of $TENANTKIT_S3_BACKEND (versitygw

@@ -43,9 +43,6 @@ type VeleroConfig struct {
 	ValidationFrequency time.Duration
 	// ExtraArgs are appended to the server's flags.
 	ExtraArgs []string
-	// Binary and PluginBinary override the velero and
-	// velero-plugin-for-aws binaries built by package serverbin.
-	Binary, PluginBinary string
 }
 
 // VeleroServer is a `velero server` process running out of cluster
@@ -89,11 +86,11 @@ func (e *Env) StartVelero(ctx context.Context, cfg VeleroConfig) (*VeleroServer,
 	if a == nil {
 		return nil, fmt.Errorf("%w: no apiserver for velero", ErrUnsupported)
 	}
-	bin, err := binary(ctx, cfg.Binary, serverbin.Velero)
+	bin, err := e.bins.path(ctx, serverbin.Velero)
 	if err != nil {
 		return nil, err
 	}
-	plugin, err := binary(ctx, cfg.PluginBinary, serverbin.VeleroPluginAWS)
+	plugin, err := e.bins.path(ctx, serverbin.VeleroPluginAWS)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +147,7 @@ func (e *Env) StartVelero(ctx context.Context, cfg VeleroConfig) (*VeleroServer,
 		_ = v.proc.Kill()
 		return nil, err
 	}
-	e.Track(Component{Name: cfg.Name, Version: serverbin.Velero.Version, Endpoint: a.URL + " ns/" + cfg.Namespace,
+	e.Track(Component{Name: cfg.Name, Version: e.bins.version(serverbin.Velero), Endpoint: a.URL + " ns/" + cfg.Namespace,
 		LogPath: v.proc.LogPath(), Process: v.proc})
 	e.log.Info("velero ready", "name", cfg.Name, "apiserver", a.Name, "namespace", cfg.Namespace)
 	return v, nil

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 // One local control plane (etcd x3 + kube-apiserver) serves every

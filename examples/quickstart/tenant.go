@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/tenant"
 	"github.com/cozystack/tenantkit/tenant/tenanttest"

@@ -3,7 +3,7 @@ package etcdlayout_test
 import (
 	"fmt"
 
-	"github.com/cozystack/tenantkit/internal/localenv/etcdlayout"
+	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 )
 
 // The names a tenant etcd's members go by in the v1alpha1 layout.

@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/cozystack/tenantkit/internal/localenv"
 	"github.com/cozystack/tenantkit/internal/process"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 // Tenant is a tenant etcd running in a local environment's simulated

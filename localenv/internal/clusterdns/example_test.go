@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
-	"github.com/cozystack/tenantkit/internal/localenv/clusterdns"
+	"github.com/cozystack/tenantkit/localenv/internal/clusterdns"
 )
 
 // A headless service's pods resolve by their hostnames, in the short form

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
-	"github.com/cozystack/tenantkit/internal/localenv/localvolume"
+	"github.com/cozystack/tenantkit/localenv/internal/localvolume"
 )
 
 func TestManager_createsClassAndVolumesAndRecyclesReleased(t *testing.T) {

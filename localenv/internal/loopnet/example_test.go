@@ -3,7 +3,7 @@ package loopnet_test
 import (
 	"fmt"
 
-	"github.com/cozystack/tenantkit/internal/localenv/loopnet"
+	"github.com/cozystack/tenantkit/localenv/internal/loopnet"
 )
 
 // A pod gets a loopback address to listen on; the cluster sees its twin in

@@ -23,8 +23,8 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/cozystack/tenantkit/internal/localenv/loopnet"
 	"github.com/cozystack/tenantkit/internal/process"
+	"github.com/cozystack/tenantkit/localenv/internal/loopnet"
 )
 
 // Config configures an Agent.

@@ -3,7 +3,7 @@ package nodeagent_test
 import (
 	"fmt"
 
-	"github.com/cozystack/tenantkit/internal/localenv/nodeagent"
+	"github.com/cozystack/tenantkit/localenv/internal/nodeagent"
 )
 
 // The agent expands a container's arguments as the kubelet does before it

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/cozystack/tenantkit/internal/localenv/loopnet"
+	"github.com/cozystack/tenantkit/localenv/internal/loopnet"
 )
 
 // kubeletVersion is what simulated nodes report as their kubelet version:
@@ -266,11 +266,4 @@ func (a *Agent) Up(ctx context.Context, name string) error {
 	}
 	a.log.Info("node up", "node", name)
 	return nil
-}
-
-// IsDown reports whether Down took the node down (and Up has not brought it
-// back).
-func (a *Agent) IsDown(name string) bool {
-	n := a.nodes[name]
-	return n != nil && n.isDown()
 }
