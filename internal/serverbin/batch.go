@@ -49,7 +49,11 @@ func (b *Builder) Build(ctx context.Context, servers ...Server) ([]string, error
 		return paths, nil
 	}
 	if len(groups) > 1 && !b.noBuild() {
-		stop := b.downloadModules(ctx, groups)
+		var first []Server
+		for _, g := range groups {
+			first = append(first, g.servers[0])
+		}
+		stop := b.DownloadModules(ctx, first...)
 		defer stop()
 	}
 	errs := make([]error, len(groups))
@@ -69,20 +73,21 @@ func (b *Builder) Build(ctx context.Context, servers ...Server) ([]string, error
 	return paths, nil
 }
 
-// downloadModules runs `go mod download` for the groups' modules, all at
-// once (the network, not the CPU, bounds them), so that each go build finds
-// its dependencies downloaded, or being downloaded, when its turn comes. A
-// failed download is left for go build to report. stop ends them.
-func (b *Builder) downloadModules(ctx context.Context, groups []*group) (stop func()) {
+// DownloadModules runs `go mod download` for the nested modules of
+// servers, all at once (the network, not the CPU, bounds them), so that
+// each go build to come finds its dependencies downloaded, or being
+// downloaded, when its turn comes. It returns at once; a failed download is
+// left for go build to report. stop ends the downloads still running.
+func (b *Builder) DownloadModules(ctx context.Context, servers ...Server) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	seen := map[string]bool{}
-	for _, g := range groups {
-		if seen[g.module()] {
+	for _, s := range servers {
+		if seen[s.Module] {
 			continue
 		}
-		seen[g.module()] = true
-		modDir, err := b.moduleDir(g.servers[0])
+		seen[s.Module] = true
+		modDir, err := b.moduleDir(s)
 		if err != nil {
 			continue
 		}
