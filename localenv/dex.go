@@ -48,9 +48,12 @@ type DexConfig struct {
 
 // DexUser is a static user of dex.
 type DexUser struct {
-	Email    string
+	// Email is the login name and the token's email claim.
+	Email string
+	// Password is the password of the password grant and the login form.
 	Password string
-	Groups   []string
+	// Groups are the token's groups claim.
+	Groups []string
 	// EmailUnverified makes dex issue email_verified: false.
 	EmailUnverified bool
 }

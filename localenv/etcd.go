@@ -42,9 +42,10 @@ type EtcdCluster struct {
 type EtcdMember struct {
 	// Name is the etcd member name, etcd-0, etcd-1, ...
 	Name string
-	// ClientURL and PeerURL are the member's https URLs on 127.0.0.1.
+	// ClientURL is the member's client https URL on 127.0.0.1.
 	ClientURL string
-	PeerURL   string
+	// PeerURL is the member's peer https URL on 127.0.0.1.
+	PeerURL string
 	// Dir holds the member's data directory (Dir/data), TLS files and log.
 	Dir string
 

@@ -19,9 +19,10 @@ import (
 // Target decides where an example runs: the embedded local environment
 // (the default) or the cluster of --kubeconfig.
 type Target struct {
-	// Kubeconfig and Context are set from --kubeconfig and --context.
+	// Kubeconfig is set from --kubeconfig.
 	Kubeconfig string
-	Context    string
+	// Context is set from --context.
+	Context string
 	// Verbose is set from --verbose: log progress details to stderr.
 	Verbose bool
 	// Out receives progress lines. Default: os.Stderr.

@@ -29,11 +29,15 @@ const NoBuildEnv = "TENANTKIT_NO_BUILD"
 // BuildError is returned when go build fails; Output holds the end of what
 // the compiler printed.
 type BuildError struct {
+	// Servers are the servers of the failed go build.
 	Servers []Server
-	Err     error
-	Output  string
+	// Err is go build's error.
+	Err error
+	// Output is the end of what go build printed.
+	Output string
 }
 
+// Error says which servers failed and what the compiler printed.
 func (e *BuildError) Error() string {
 	return fmt.Sprintf("serverbin: build %s: %v\n%s", names(e.Servers), e.Err, e.Output)
 }
