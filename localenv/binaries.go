@@ -113,6 +113,29 @@ func (b *binaries) path(ctx context.Context, s serverbin.Server) (string, error)
 	return f.path, err
 }
 
+// prepare builds together, in one go build where they share a module, the
+// servers that no field or environment variable overrides and the cache
+// lacks (kube-controller-manager with kube-scheduler, velero with its
+// plugin), so that path finds them built.
+func (b *binaries) prepare(ctx context.Context, servers ...serverbin.Server) error {
+	var build []serverbin.Server
+	for _, s := range servers {
+		if b.cfg.field(s) != "" {
+			continue
+		}
+		if _, _, ok := serverbin.Override(s, true); !ok {
+			build = append(build, s)
+		}
+	}
+	if len(build) < 2 {
+		return nil // path builds a lone server itself
+	}
+	if _, err := b.builder.Build(ctx, build...); err != nil {
+		return fmt.Errorf("localenv: %w", err)
+	}
+	return nil
+}
+
 // podEtcd returns tenantkit's etcd for simulated pods.
 func (b *binaries) podEtcd(ctx context.Context) (string, error) {
 	f, err := b.find(ctx, serverbin.Etcd, false)

@@ -48,6 +48,9 @@ func (e *Env) startControllers(ctx context.Context, a *APIServer, cc ClusterConf
 		user:   "system:kube-scheduler",
 		flags:  func(string) []string { return nil },
 	}
+	if err := e.bins.prepare(ctx, kcm.server, sched.server); err != nil {
+		return err
+	}
 	for _, c := range []controlPlaneComponent{kcm, sched} {
 		if err := e.startControlPlaneComponent(ctx, a, c); err != nil {
 			return err

@@ -86,6 +86,9 @@ func (e *Env) StartVelero(ctx context.Context, cfg VeleroConfig) (*VeleroServer,
 	if a == nil {
 		return nil, fmt.Errorf("%w: no apiserver for velero", ErrUnsupported)
 	}
+	if err := e.bins.prepare(ctx, serverbin.Velero, serverbin.VeleroPluginAWS); err != nil {
+		return nil, err
+	}
 	bin, err := e.bins.path(ctx, serverbin.Velero)
 	if err != nil {
 		return nil, err

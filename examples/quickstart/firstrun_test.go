@@ -54,6 +54,6 @@ func TestFirstRun_stepsNeedOnlyTheirPhases(t *testing.T) {
 		requireResult(t, got, c, "ok: ")
 	}
 	requireResult(t, got, "backup", `FAILED: .*versitygw.*building is disabled`)
-	requireResult(t, got, "etcd", `FAILED: .*kube-controller-manager.*building is disabled`)
+	requireResult(t, got, "etcd", `FAILED: .*building is disabled: kube-controller-manager, kube-scheduler`)
 	require.Contains(t, progress.String(), "First run: building versitygw, velero, velero-plugin-for-aws, kube-controller-manager, kube-scheduler in the background")
 }

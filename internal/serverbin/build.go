@@ -45,8 +45,15 @@ func (b *Builder) build(ctx context.Context, g *group) error {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(i, j int) int { return strings.Compare(g.servers[i].Name, g.servers[j].Name) })
+	waited := false
 	for _, i := range order {
-		unlock, err := lockFile(ctx, filepath.Join(cache, g.servers[i].Name+".lock"))
+		s := g.servers[i]
+		unlock, err := lockFile(ctx, filepath.Join(cache, s.Name+".lock"), func() {
+			if !fileExists(g.bins[i]) {
+				waited = true
+				fmt.Fprintf(b.progress(), "tenantkit: waiting for %s: another process is building it ...\n", s)
+			}
+		})
 		if err != nil {
 			return err
 		}
@@ -60,6 +67,9 @@ func (b *Builder) build(ctx context.Context, g *group) error {
 		}
 	}
 	if len(missing.servers) == 0 {
+		if waited {
+			fmt.Fprintf(b.progress(), "tenantkit: %s built by the other process\n", names(g.servers))
+		}
 		return nil
 	}
 	if b.noBuild() {

@@ -207,13 +207,13 @@ func cwdRoot() string {
 }
 
 // lockFile takes an exclusive flock on path, polling so that ctx can cancel
-// the wait.
-func lockFile(ctx context.Context, path string) (func(), error) {
+// the wait; waiting is called once if the lock is held by someone else.
+func lockFile(ctx context.Context, path string, waiting func()) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("serverbin: lock: %w", err)
 	}
-	for {
+	for first := true; ; first = false {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
@@ -221,6 +221,9 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
 			return nil, fmt.Errorf("serverbin: lock: %w", err)
+		}
+		if first && waiting != nil {
+			waiting()
 		}
 		select {
 		case <-ctx.Done():

@@ -106,7 +106,8 @@ func TestBuilder_missingSource(t *testing.T) {
 
 func TestBuilder_cancelledWhileWaitingForLock(t *testing.T) {
 	cache := t.TempDir()
-	b := &serverbin.Builder{CacheDir: cache, SourceDir: fakeSource(t, "package main\n\nfunc main() {}\n"), Progress: &bytes.Buffer{}}
+	var progress bytes.Buffer
+	b := &serverbin.Builder{CacheDir: cache, SourceDir: fakeSource(t, "package main\n\nfunc main() {}\n"), Progress: &progress}
 	// Another builder (here: the test) holds the lock.
 	f, err := os.Create(filepath.Join(cache, "hello.lock"))
 	require.NoError(t, err)
@@ -116,6 +117,7 @@ func TestBuilder_cancelledWhileWaitingForLock(t *testing.T) {
 	defer cancel()
 	_, err = b.Path(ctx, hello)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Equal(t, "tenantkit: waiting for hello v1.0.0: another process is building it ...\n", progress.String())
 }
 
 type lockedWriter struct {
