@@ -43,14 +43,9 @@ bench: tools
 	@for m in $(TEST_MODULES); do echo "== go test -bench in $$m"; (cd $$m && $(GO) test -run '^$$' -bench . -benchmem $(BENCH_FLAGS) ./...) || exit 1; done
 
 ## demo: the quickstart on the embedded local environment; on a first run it builds the
-## servers itself, in the order its steps need them, and plays the first ones meanwhile.
-## etcd and kube-apiserver get a head start while the quickstart itself compiles (quiet: the
-## quickstart reports on them); whatever is left of it is stopped when the quickstart ends.
+## servers itself, in the order its steps need them, and plays the first ones meanwhile
 demo:
-	@mkdir -p bin && $(GO) build -o bin/buildservers ./internal/serverbin/buildservers
-	@bin/buildservers etcd kube-apiserver >/dev/null 2>&1 & head=$$!; \
-	$(GO) run ./examples/quickstart; rc=$$?; \
-	kill $$head 2>/dev/null; wait $$head 2>/dev/null; exit $$rc
+	$(GO) run ./examples/quickstart
 
 ## lint: go vet and staticcheck (pinned, run through go run)
 lint:

@@ -19,6 +19,10 @@ import (
 // between worktrees sharing the cache) does not rebuild.
 const keepUnused = 7 * 24 * time.Hour
 
+// buildingHere holds the cache paths this process is building, so that a
+// second builder of the process waiting for one stays quiet.
+var buildingHere sync.Map
+
 // group is servers built by one go build invocation: the same nested
 // module and linker flags.
 type group struct {
@@ -49,7 +53,8 @@ func (b *Builder) build(ctx context.Context, g *group) error {
 	for _, i := range order {
 		s := g.servers[i]
 		unlock, err := lockFile(ctx, filepath.Join(cache, s.Name+".lock"), func() {
-			if !fileExists(g.bins[i]) {
+			// A build of this process reports itself; another's does not.
+			if _, here := buildingHere.Load(g.bins[i]); !here && !fileExists(g.bins[i]) {
 				waited = true
 				fmt.Fprintf(b.progress(), "tenantkit: waiting for %s: another process is building it ...\n", s)
 			}
@@ -95,6 +100,10 @@ func (b *Builder) goBuild(ctx context.Context, g *group, cache string) error {
 	start := time.Now()
 	stopTicker := ticker(out, names(g.servers), start)
 	defer stopTicker()
+	for _, bin := range g.bins {
+		buildingHere.Store(bin, true)
+		defer buildingHere.Delete(bin)
+	}
 
 	tmp, err := os.MkdirTemp(cache, ".build-"+s.Name+"-")
 	if err != nil {
