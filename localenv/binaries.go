@@ -163,7 +163,7 @@ func (b *binaries) find(ctx context.Context, s serverbin.Server, upstream bool) 
 	}
 	path, source := b.cfg.field(s), "localenv.Binaries"
 	if path == "" {
-		path, source, ok = serverbin.Override(s, upstream)
+		path, source, _ = serverbin.Override(s, upstream)
 	}
 	if path == "" {
 		p, err := b.builder.Path(ctx, s)

@@ -30,8 +30,6 @@ type group struct {
 	bins    []string // cache paths, as servers
 }
 
-func (g *group) module() string { return g.servers[0].Module }
-
 // sameBuild reports whether s can join a go build of t.
 func sameBuild(s, t Server) bool {
 	return s.Module == t.Module && slices.Equal(s.LDFlags, t.LDFlags)
