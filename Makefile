@@ -8,16 +8,21 @@ export CGO_CFLAGS ?= -O2 -Wno-deprecated-declarations
 # library's go.mod must not carry).
 TEST_MODULES ?= oidc/internal/apiserverauthn
 GOTEST_FLAGS ?= -timeout 45m
+# go build invocations buildservers runs at once (make tools)
+TOOLS_JOBS ?= 2
 
 .PHONY: all tools test test-short test-seaweedfs bench demo lint
 
 all: test
 
-## tools: build and cache the server binaries (etcd, kube-apiserver, ...) up front
+## tools: build and cache the server binaries (etcd, kube-apiserver, ...) up front: the slow
+## ones first, TOOLS_JOBS go builds at once, every module downloading from the start; servers
+## named by TENANTKIT_<NAME>_BIN or KUBEBUILDER_ASSETS are checked instead of built
 tools:
-	$(GO) run ./internal/serverbin/buildservers
+	$(GO) run ./internal/serverbin/buildservers -j $(TOOLS_JOBS)
 
-## test: every test, integration included, against real servers
+## test: every test, integration included, against real servers (all built first: go test's
+## timeout never runs into a build)
 test: tools
 	$(GO) test $(GOTEST_FLAGS) ./...
 	$(GO) test -race $(GOTEST_FLAGS) ./gpushare/...
@@ -38,8 +43,9 @@ bench: tools
 	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_FLAGS) ./...
 	@for m in $(TEST_MODULES); do echo "== go test -bench in $$m"; (cd $$m && $(GO) test -run '^$$' -bench . -benchmem $(BENCH_FLAGS) ./...) || exit 1; done
 
-## demo: the quickstart on the embedded local environment
-demo: tools
+## demo: the quickstart on the embedded local environment; on a first run it builds the
+## servers itself, in the order its steps need them, and plays the first ones meanwhile
+demo:
 	$(GO) run ./examples/quickstart
 
 ## lint: go vet and staticcheck (pinned, run through go run)

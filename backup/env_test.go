@@ -10,7 +10,7 @@ import (
 
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/backup/backuptest"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 // s3Env is a local environment with an S3 server and one bucket. The server

@@ -11,7 +11,7 @@ import (
 
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/backup/backuptest"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 // TestStore_faults puts a fault-injecting proxy between the Store and

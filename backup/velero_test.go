@@ -23,7 +23,7 @@ import (
 
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/backup/backuptest"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 // demoResources are the kinds the round trip backs up and compares.

@@ -15,7 +15,7 @@ import (
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"

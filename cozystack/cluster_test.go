@@ -13,7 +13,7 @@ import (
 
 	"github.com/cozystack/tenantkit/cozystack"
 	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 )

@@ -69,5 +69,5 @@
 // tenant namespaces rendered as the tenant chart renders them, and the
 // admin kubeconfig Secret Kamaji writes, pointing at any apiserver standing
 // in for the tenant cluster. This package's tests run against a real local
-// kube-apiserver (internal/localenv) and skip under -short.
+// kube-apiserver (package localenv) and skip under -short.
 package cozystack

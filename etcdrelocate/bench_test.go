@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
-	"github.com/cozystack/tenantkit/internal/localenv/etcdlayout"
+	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 )
 
 // benchSizes returns the database sizes BenchmarkRelocate runs at, in MiB:

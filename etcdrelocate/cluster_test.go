@@ -16,8 +16,8 @@ import (
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
-	"github.com/cozystack/tenantkit/internal/localenv"
-	"github.com/cozystack/tenantkit/internal/localenv/etcdlayout"
+	"github.com/cozystack/tenantkit/localenv"
+	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 )
 
 // tenantEnv is a simulated cluster (nodes node-a … node-d) running a

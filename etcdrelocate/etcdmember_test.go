@@ -13,8 +13,8 @@ import (
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
-	"github.com/cozystack/tenantkit/internal/localenv"
-	"github.com/cozystack/tenantkit/internal/localenv/etcdlayout"
+	"github.com/cozystack/tenantkit/localenv"
+	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 )
 
 // TestRelocateEtcdMember relocates a member of a v1alpha2 (EtcdMember)

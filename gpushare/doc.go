@@ -158,7 +158,7 @@
 //
 // Package gpusharetest builds the Node and Pod objects HAMi leaves behind
 // and whole synthetic clusters. Tests of this package use a real
-// kube-apiserver (internal/localenv) for the informer path; they are skipped
+// kube-apiserver (package localenv) for the informer path; they are skipped
 // with -short. Besides the differential tests, a property test runs a
 // million random operations, a concurrent test runs Fit-then-Allocate from
 // twelve goroutines (make test also runs the package with -race), and the

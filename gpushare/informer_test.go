@@ -12,7 +12,7 @@ import (
 
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 // TestLedgerFromKubeAPIServer runs against a real kube-apiserver: GPU nodes

@@ -202,7 +202,7 @@
 // Package oidctest is an OpenID provider in memory: an HTTPS issuer with
 // discovery and JWKS, key rotation and outages, and a corpus of bad tokens
 // with the reason each must be refused for. For a real IdP, the local
-// environment runs dex (internal/localenv); the package's own integration
+// environment runs dex (package localenv); the package's own integration
 // test starts dex and two kube-apiservers configured by RenderAuthentication
 // and checks isolation, the tenant gate and RBAC end to end. Integration
 // tests are skipped with -short.

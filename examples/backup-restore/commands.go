@@ -18,7 +18,7 @@ import (
 
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 // options are the flags shared by the commands, and where they print.

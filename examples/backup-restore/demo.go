@@ -20,7 +20,7 @@ import (
 
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 var demoKinds = map[string]schema.GroupVersionResource{

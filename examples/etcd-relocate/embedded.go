@@ -11,8 +11,8 @@ import (
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
 	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/localenv"
-	"github.com/cozystack/tenantkit/internal/localenv/etcdlayout"
+	"github.com/cozystack/tenantkit/localenv"
+	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 )
 
 // nodes of the embedded cluster: three hold the members, one stays free.

@@ -40,7 +40,7 @@ import (
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 type options struct {

@@ -34,7 +34,7 @@ import (
 
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 type options struct {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 func testOptions(out io.Writer) *options {

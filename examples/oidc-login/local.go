@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"

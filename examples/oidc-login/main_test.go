@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 )

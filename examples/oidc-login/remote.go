@@ -14,7 +14,7 @@ import (
 
 	"github.com/cozystack/tenantkit/cozystack"
 	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"

@@ -9,7 +9,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
-	"github.com/cozystack/tenantkit/internal/localenv/etcdlayout"
+	"github.com/cozystack/tenantkit/localenv"
+	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 )
 
 // The member that moves, and where to: node-d is kept free of members.
@@ -72,8 +73,13 @@ func (w *world) etcd(ctx context.Context) (string, error) {
 // startTenantEtcd runs the tenant etcd as the etcd operator would, its
 // members on node-a to node-c (node-d is cordoned meanwhile).
 func (w *world) startTenantEtcd(ctx context.Context, ns string) (*etcdlayout.Tenant, error) {
-	c := w.env.Cluster()
-	step := w.step("starting tenant etcd in " + ns + ": three members on the simulated nodes")
+	step := w.step("starting the simulated cluster: controller manager, scheduler, nodes node-a to node-d")
+	c, err := w.env.StartCluster(ctx, localenv.ClusterConfig{Nodes: nodes})
+	step.Done(err)
+	if err != nil {
+		return nil, err
+	}
+	step = w.step("starting tenant etcd in " + ns + ": three members on the simulated nodes")
 	tn, err := func() (*etcdlayout.Tenant, error) {
 		if err := c.Cordon(ctx, moveTarget); err != nil {
 			return nil, err

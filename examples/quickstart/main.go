@@ -24,9 +24,13 @@
 //     etcdrelocate).
 //
 // It ends with a summary table (capability, result, time) and exits 1 if
-// any capability failed. The first run builds the servers from their
-// pinned Go modules and caches them (minutes; `make demo` does it up front
-// through `make tools`); later runs start in seconds.
+// any capability failed. The first run on a machine builds the servers
+// from their pinned Go modules and caches them: in the order the story
+// needs them, in the background, each reported on a progress line, so the
+// first capabilities play while Velero and the controllers still build.
+// Later runs start in seconds. Binaries named by TENANTKIT_<NAME>_BIN or
+// envtest's KUBEBUILDER_ASSETS are used instead of builds (see package
+// localenv).
 //
 // With --kubeconfig (a Cozystack management cluster) plus --namespace and
 // --cluster it makes the same tour read-only on a real tenant cluster: the
@@ -85,8 +89,9 @@ checks that tenant cluster read-only: the application against its platform,
 the OIDC artefacts rendered, the GPU ledger (HAMi on), the Velero backups
 (Velero on), the tenant etcd's members. It changes nothing.
 
-The first run builds the servers of the embedded environment (minutes) and
-caches them; later runs start in seconds.`,
+The first run builds the servers of the embedded environment in the order the
+story needs them, in the background while the first steps play, and caches
+them; later runs start in seconds.`,
 		Example: `  quickstart
   quickstart --kubeconfig mgmt.kubeconfig --namespace tenant-acme --cluster prod`,
 		Args: cobra.NoArgs,

@@ -17,8 +17,8 @@ import (
 	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
 	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
 	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/localenv"
-	"github.com/cozystack/tenantkit/internal/localenv/etcdlayout"
+	"github.com/cozystack/tenantkit/localenv"
+	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"

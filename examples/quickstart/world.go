@@ -7,7 +7,7 @@ import (
 	"github.com/cozystack/tenantkit/cozystack"
 	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
 	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 )
 
@@ -38,10 +38,17 @@ type tenantCluster struct {
 // takes three, the fourth is where a replica moves.
 var nodes = []localenv.NodeConfig{{Name: "node-a"}, {Name: "node-b"}, {Name: "node-c"}, {Name: "node-d"}}
 
-// runEmbedded plays the story on the embedded local environment.
+// runEmbedded plays the story on the embedded local environment. The
+// management cluster starts as a control plane; the simulated cluster
+// (controller manager, scheduler, nodes) joins it for the etcd step, the
+// only one that needs it, so that on a first run the story does not wait
+// for every server to build (see buildAhead).
 func (o *options) runEmbedded(ctx context.Context) error {
 	o.target.Out = o.progress
-	if err := o.target.Open(ctx, localenv.Config{EtcdMembers: 1, Cluster: &localenv.ClusterConfig{Nodes: nodes}}); err != nil {
+	stopBuilds := buildAhead(ctx, examplecli.Lines(o.progress))
+	defer stopBuilds()
+	cfg := localenv.Config{EtcdMembers: 1, APIServer: localenv.APIServerConfig{ServiceAccountAdmission: true}}
+	if err := o.target.Open(ctx, cfg); err != nil {
 		return err
 	}
 	defer o.target.Close()

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 func TestExitCode(t *testing.T) {

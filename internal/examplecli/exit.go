@@ -30,10 +30,13 @@ const (
 
 // ExitError carries the exit code an error should end the program with.
 type ExitError struct {
+	// Code is the exit code, one of the Exit constants.
 	Code int
-	Err  error
+	// Err is the error to print.
+	Err error
 }
 
+// Error returns Err's message.
 func (e *ExitError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the underlying error.

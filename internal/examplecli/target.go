@@ -13,15 +13,16 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/cozystack/tenantkit/internal/localenv"
+	"github.com/cozystack/tenantkit/localenv"
 )
 
 // Target decides where an example runs: the embedded local environment
 // (the default) or the cluster of --kubeconfig.
 type Target struct {
-	// Kubeconfig and Context are set from --kubeconfig and --context.
+	// Kubeconfig is set from --kubeconfig.
 	Kubeconfig string
-	Context    string
+	// Context is set from --context.
+	Context string
 	// Verbose is set from --verbose: log progress details to stderr.
 	Verbose bool
 	// Out receives progress lines. Default: os.Stderr.
@@ -61,8 +62,8 @@ func (t *Target) out() io.Writer {
 }
 
 // Open connects to the target. In embedded mode it starts a local
-// environment configured by cfg (the first run builds the servers and says
-// so); with --kubeconfig it loads the kubeconfig and checks that the cluster
+// environment configured by cfg (the first run builds the servers it needs,
+// each reported on a line of its own above the step line); with --kubeconfig it loads the kubeconfig and checks that the cluster
 // answers. Errors carry ExitUnavailable.
 func (t *Target) Open(ctx context.Context, cfg localenv.Config) error {
 	if !t.Embedded() {
@@ -80,6 +81,9 @@ func (t *Target) Open(ctx context.Context, cfg localenv.Config) error {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = t.Logger()
+	}
+	if cfg.BuildProgress == nil {
+		cfg.BuildProgress = Lines(t.out()) // first-run builds, above the step line
 	}
 	what := "starting the embedded local environment (etcd, kube-apiserver)"
 	if cfg.SkipAPIServer {

@@ -3,37 +3,43 @@ package serverbin
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
 
-// ErrSourceNotFound is returned when the nested server modules cannot be
-// located (set TENANTKIT_SOURCE_DIR to the repository root).
+// ErrSourceNotFound is returned for a server whose nested module is
+// neither in the repository nor in the sources embedded in this package.
 var ErrSourceNotFound = errors.New("serverbin: tenantkit source tree not found")
+
+// ErrBuildDisabled is returned when a server would have to be built but
+// TENANTKIT_NO_BUILD is set (or Builder.NoBuild): the binary must come from
+// the cache or an override.
+var ErrBuildDisabled = errors.New("serverbin: building is disabled")
+
+// NoBuildEnv is the environment variable that, set to any non-empty value,
+// forbids builds (see ErrBuildDisabled).
+const NoBuildEnv = "TENANTKIT_NO_BUILD"
 
 // BuildError is returned when go build fails; Output holds the end of what
 // the compiler printed.
 type BuildError struct {
-	Server Server
-	Err    error
+	// Servers are the servers of the failed go build.
+	Servers []Server
+	// Err is go build's error.
+	Err error
+	// Output is the end of what go build printed.
 	Output string
 }
 
+// Error says which servers failed and what the compiler printed.
 func (e *BuildError) Error() string {
-	return fmt.Sprintf("build %s: %v\n%s", e.Server, e.Err, e.Output)
+	return fmt.Sprintf("serverbin: build %s: %v\n%s", names(e.Servers), e.Err, e.Output)
 }
 
 // Unwrap returns the go build error.
@@ -55,168 +61,55 @@ type Builder struct {
 	Progress io.Writer
 	// GoBin is the go command. Default: "go" from PATH.
 	GoBin string
+	// Jobs is how many go build invocations Build runs at once. Default 2:
+	// one build's link and module downloads leave a core idle that the
+	// other fills.
+	Jobs int
+	// NoBuild makes Path and Build return ErrBuildDisabled instead of
+	// building. Default: whether $TENANTKIT_NO_BUILD is set.
+	NoBuild bool
 }
 
 var defaultBuilder Builder
 
 // Path returns the path of the binary for s, building it first if the cache
 // does not hold the current version. It is safe for concurrent use, also
-// across processes.
+// across processes. It does not look at overrides (see Locate).
 func Path(ctx context.Context, s Server) (string, error) {
 	return defaultBuilder.Path(ctx, s)
 }
 
 // Path returns the path of the binary for s, building it first if needed.
 func (b *Builder) Path(ctx context.Context, s Server) (string, error) {
-	src, err := b.sourceDir()
+	paths, err := b.Build(ctx, s)
 	if err != nil {
 		return "", err
 	}
-	modDir := filepath.Join(src, "internal", "servers", s.Module)
-	key, err := b.key(ctx, s, modDir)
+	return paths[0], nil
+}
+
+// cached returns the cache path of s and whether it is there. A hit
+// refreshes the file's modification time, which pruning reads as its last
+// use.
+func (b *Builder) cached(ctx context.Context, s Server) (bin string, ok bool, err error) {
+	key, err := b.Key(ctx, s)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	cache, err := b.cacheDir()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	bin := filepath.Join(cache, fmt.Sprintf("%s-%s-%s", s.Name, s.Version, key))
-	if fileExists(bin) {
-		return bin, nil
-	}
-	unlock, err := lockFile(ctx, filepath.Join(cache, s.Name+".lock"))
+	bin = filepath.Join(cache, fmt.Sprintf("%s-%s-%s", s.Name, s.Version, key))
+	st, err := os.Stat(bin)
 	if err != nil {
-		return "", err
+		return bin, false, nil
 	}
-	defer unlock()
-	if fileExists(bin) { // built by whoever held the lock
-		return bin, nil
+	if time.Since(st.ModTime()) > time.Hour {
+		now := time.Now()
+		_ = os.Chtimes(bin, now, now) // best effort: the cache may be read-only
 	}
-	if err := b.build(ctx, s, modDir, bin); err != nil {
-		return "", err
-	}
-	return bin, nil
-}
-
-func (b *Builder) build(ctx context.Context, s Server, modDir, bin string) error {
-	out := b.progress()
-	how := "once, a few seconds to a minute"
-	if s.Slow {
-		how = "once, several minutes"
-	}
-	fmt.Fprintf(out, "tenantkit: building %s from %s: %s (%s) ...\n", s, s.Upstream, buildReason(bin, s), how)
-	start := time.Now()
-	stopTicker := ticker(out, s, start)
-	defer stopTicker()
-
-	tmp := bin + ".tmp"
-	// -s -w drop the symbol table and DWARF: smaller binaries, faster links.
-	ldflags := append([]string{"-s", "-w"}, s.LDFlags...)
-	args := []string{"build", "-trimpath", "-ldflags", strings.Join(ldflags, " "), "-o", tmp, s.Package}
-	cmd := exec.CommandContext(ctx, b.goBin(), args...)
-	cmd.Dir = modDir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0", "GOFLAGS=-mod=readonly")
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
-	if err := cmd.Run(); err != nil {
-		os.Remove(tmp)
-		if ctx.Err() != nil {
-			return fmt.Errorf("build %s: %w", s, ctx.Err())
-		}
-		return &BuildError{Server: s, Err: err, Output: tailString(output.String(), 40)}
-	}
-	if err := os.Rename(tmp, bin); err != nil {
-		return fmt.Errorf("build %s: %w", s, err)
-	}
-	fmt.Fprintf(out, "tenantkit: built %s in %s\n", s, time.Since(start).Round(time.Second))
-	pruneOld(bin, s.Name)
-	return nil
-}
-
-// pruneOld removes earlier builds of the same server from the cache. A
-// process still running an old binary keeps it until it exits.
-func pruneOld(bin, name string) {
-	old, _ := filepath.Glob(filepath.Join(filepath.Dir(bin), name+"-v*"))
-	for _, f := range old {
-		if f != bin && !strings.HasSuffix(f, ".tmp") {
-			os.Remove(f)
-		}
-	}
-}
-
-func ticker(out io.Writer, s Server, start time.Time) func() {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(30 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				fmt.Fprintf(out, "tenantkit: still building %s (%s)\n", s.Name, time.Since(start).Round(time.Second))
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
-}
-
-// key hashes everything that decides the binary's content.
-func (b *Builder) key(ctx context.Context, s Server, modDir string) (string, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%s\n-s -w %s\n", s.Name, s.Version, s.Package, strings.Join(s.LDFlags, " "))
-	fmt.Fprintf(h, "%s\n", goVersion(ctx, b.goBin()))
-	files := []string{"go.mod", "go.sum"}
-	pkgDir := filepath.Join(modDir, filepath.FromSlash(s.Package))
-	if !strings.HasPrefix(s.Package, ".") {
-		// A main package of a required module (go.mod/go.sum pin it):
-		// nothing local to hash.
-		pkgDir = ""
-	}
-	err := walkGoFiles(pkgDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".go") {
-			rel, _ := filepath.Rel(modDir, p)
-			files = append(files, rel)
-		}
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("hash %s sources: %w", s.Name, err)
-	}
-	sort.Strings(files[2:])
-	for _, f := range files {
-		data, err := os.ReadFile(filepath.Join(modDir, f))
-		if err != nil {
-			return "", fmt.Errorf("hash %s sources: %w", s.Name, err)
-		}
-		fmt.Fprintf(h, "%s %d\n", f, len(data))
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:12], nil
-}
-
-var (
-	goVersionOnce sync.Once
-	goVersionStr  string
-)
-
-func goVersion(ctx context.Context, goBin string) string {
-	goVersionOnce.Do(func() {
-		out, err := exec.CommandContext(ctx, goBin, "env", "GOVERSION").Output()
-		if err != nil {
-			goVersionStr = runtime.Version()
-			return
-		}
-		goVersionStr = strings.TrimSpace(string(out))
-	})
-	return goVersionStr
+	return bin, true, nil
 }
 
 func (b *Builder) goBin() string {
@@ -232,6 +125,15 @@ func (b *Builder) progress() io.Writer {
 	}
 	return os.Stderr
 }
+
+func (b *Builder) jobs() int {
+	if b.Jobs > 0 {
+		return b.Jobs
+	}
+	return 2
+}
+
+func (b *Builder) noBuild() bool { return b.NoBuild || os.Getenv(NoBuildEnv) != "" }
 
 func (b *Builder) cacheDir() (string, error) {
 	dir := b.CacheDir
@@ -258,6 +160,21 @@ func (b *Builder) sourceDir() (string, error) {
 		}
 	}
 	return "", ErrSourceNotFound
+}
+
+// moduleDir is the nested module of s: in the tenantkit repository when
+// this is one (edits there count), else written out of the copy embedded
+// in this package (a program importing tenantkit from the module cache,
+// which holds no nested modules).
+func (b *Builder) moduleDir(s Server) (string, error) {
+	src, err := b.sourceDir()
+	if errors.Is(err, ErrSourceNotFound) {
+		return b.embeddedModule(s.Module)
+	}
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(src, "internal", "servers", s.Module), nil
 }
 
 // thisSourceRoot is the repository root as recorded in this file's path at
@@ -290,13 +207,13 @@ func cwdRoot() string {
 }
 
 // lockFile takes an exclusive flock on path, polling so that ctx can cancel
-// the wait.
-func lockFile(ctx context.Context, path string) (func(), error) {
+// the wait; waiting is called once if the lock is held by someone else.
+func lockFile(ctx context.Context, path string, waiting func()) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("serverbin: lock: %w", err)
 	}
-	for {
+	for first := true; ; first = false {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
@@ -304,6 +221,9 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
 			return nil, fmt.Errorf("serverbin: lock: %w", err)
+		}
+		if first && waiting != nil {
+			waiting()
 		}
 		select {
 		case <-ctx.Done():
@@ -314,23 +234,7 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 	}
 }
 
-// walkGoFiles walks dir like filepath.WalkDir; an empty dir walks nothing.
-func walkGoFiles(dir string, fn fs.WalkDirFunc) error {
-	if dir == "" {
-		return nil
-	}
-	return filepath.WalkDir(dir, fn)
-}
-
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-func tailString(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

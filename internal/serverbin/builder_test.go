@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -59,13 +60,27 @@ func TestBuilder_buildsOnceAndCaches(t *testing.T) {
 	require.FileExists(t, paths[0])
 	require.Equal(t, 1, bytes.Count(progress.Bytes(), []byte("building hello v1.0.0")), progress.String())
 
-	// A source change gives a new key and replaces the old binary.
+	// A source change gives a new key; the other build stays while it was
+	// used lately (a branch switch back finds it), and goes once it was not.
 	main := filepath.Join(b.SourceDir, "internal", "servers", "hello", "cmd", "hello", "main.go")
 	require.NoError(t, os.WriteFile(main, []byte("package main\n\nfunc main() { println(\"hello, again\") }\n"), 0o644))
 	p2, err := b.Path(t.Context(), hello)
 	require.NoError(t, err)
 	require.NotEqual(t, paths[0], p2)
-	require.NoFileExists(t, paths[0])
+	require.FileExists(t, paths[0])
+
+	stale := time.Now().Add(-8 * 24 * time.Hour)
+	require.NoError(t, os.Chtimes(p2, stale, stale))
+	require.NoError(t, os.WriteFile(main, []byte("package main\n\nfunc main() { println(\"hello\") }\n"), 0o644))
+	p3, err := b.Path(t.Context(), hello)
+	require.NoError(t, err)
+	require.Equal(t, paths[0], p3, "the first build is found again, not rebuilt")
+	require.Equal(t, 2, bytes.Count(progress.Bytes(), []byte("building hello v1.0.0")), progress.String())
+	p4, err := b.Path(t.Context(), serverbin.Server{Name: "hello", Module: "hello", Package: "./cmd/hello", Upstream: "example.com/hello", Version: "v1.0.1"})
+	require.NoError(t, err)
+	require.FileExists(t, p4)
+	require.NoFileExists(t, p2, "a build unused for a week is pruned by the next build")
+	require.FileExists(t, paths[0])
 }
 
 func TestBuilder_buildErrorCarriesCompilerOutput(t *testing.T) {
@@ -91,7 +106,8 @@ func TestBuilder_missingSource(t *testing.T) {
 
 func TestBuilder_cancelledWhileWaitingForLock(t *testing.T) {
 	cache := t.TempDir()
-	b := &serverbin.Builder{CacheDir: cache, SourceDir: fakeSource(t, "package main\n\nfunc main() {}\n"), Progress: &bytes.Buffer{}}
+	var progress bytes.Buffer
+	b := &serverbin.Builder{CacheDir: cache, SourceDir: fakeSource(t, "package main\n\nfunc main() {}\n"), Progress: &progress}
 	// Another builder (here: the test) holds the lock.
 	f, err := os.Create(filepath.Join(cache, "hello.lock"))
 	require.NoError(t, err)
@@ -101,6 +117,7 @@ func TestBuilder_cancelledWhileWaitingForLock(t *testing.T) {
 	defer cancel()
 	_, err = b.Path(ctx, hello)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Equal(t, "tenantkit: waiting for hello v1.0.0: another process is building it ...\n", progress.String())
 }
 
 type lockedWriter struct {
@@ -112,4 +129,47 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// TestBuilder_buildsAModuleInOneInvocation: servers of one nested module
+// with the same flags are built by one go build, and each binary is the
+// right program.
+func TestBuilder_buildsAModuleInOneInvocation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	src := fakeSource(t, "package main\n\nfunc main() { println(\"hello\") }\n")
+	write(t, filepath.Join(src, "internal", "servers", "hello", "cmd", "bye", "main.go"), "package main\n\nfunc main() { println(\"bye\") }\n")
+	bye := serverbin.Server{Name: "bye", Module: "hello", Package: "./cmd/bye", Upstream: "example.com/hello", Version: "v1.0.0"}
+	var progress bytes.Buffer
+	b := &serverbin.Builder{CacheDir: t.TempDir(), SourceDir: src, Progress: &progress}
+	paths, err := b.Build(t.Context(), hello, bye)
+	require.NoError(t, err)
+	require.Equal(t, 1, bytes.Count(progress.Bytes(), []byte("tenantkit: building hello, bye v1.0.0 from example.com/hello")), progress.String())
+	for i, want := range []string{"hello", "bye"} {
+		out, err := exec.Command(paths[i]).CombinedOutput()
+		require.NoError(t, err)
+		require.Equal(t, want+"\n", string(out))
+	}
+	missing, err := b.Missing(t.Context(), hello, bye)
+	require.NoError(t, err)
+	require.Empty(t, missing)
+	entries, err := os.ReadDir(b.CacheDir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		require.False(t, e.IsDir(), "scratch folder %s left behind", e.Name())
+	}
+}
+
+// TestBuilder_noBuild: with building disabled a missing server is an
+// error, not a build.
+func TestBuilder_noBuild(t *testing.T) {
+	cache := t.TempDir()
+	b := &serverbin.Builder{CacheDir: cache, SourceDir: fakeSource(t, "package main\n\nfunc main() {}\n"), Progress: &bytes.Buffer{}}
+	t.Setenv(serverbin.NoBuildEnv, "1")
+	_, err := b.Path(t.Context(), hello)
+	require.ErrorIs(t, err, serverbin.ErrBuildDisabled)
+	bins, err := filepath.Glob(filepath.Join(cache, "hello-*"))
+	require.NoError(t, err)
+	require.Empty(t, bins)
 }

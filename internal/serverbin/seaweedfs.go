@@ -14,7 +14,8 @@ package serverbin
 var SeaweedFS = Server{Name: "weed", Module: "seaweedfs",
 	Package:  "github.com/seaweedfs/seaweedfs/weed",
 	Upstream: "github.com/seaweedfs/seaweedfs", Version: "v4.53", Slow: true,
-	LDFlags: []string{"-X github.com/seaweedfs/seaweedfs/weed/util/version.COMMIT=7506e5f91cd6"}}
+	VersionArgs: []string{"version"},
+	LDFlags:     []string{"-X github.com/seaweedfs/seaweedfs/weed/util/version.COMMIT=7506e5f91cd6"}}
 
 // Optional lists the servers that only opt-in tests run; All does not
 // include them.

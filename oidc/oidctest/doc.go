@@ -25,5 +25,5 @@
 //
 // Helpers take a testing.TB first and fail the test on error; they never
 // panic. For a real IdP (login flows, refresh tokens) use dex through the
-// local environment (internal/localenv).
+// local environment (package localenv).
 package oidctest
