@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/cozystack/tenantkit/internal/peerurl"
 )
 
 // Layout says how a tenant etcd is deployed, which decides the plan.
@@ -127,27 +129,13 @@ func ClientURL(pod, service, namespace string) string {
 
 // NormalizeURL returns the canonical form of a peer or client URL for
 // comparison: lower-case scheme and host, no trailing dot, the cluster-domain
-// suffix after ".svc" dropped, no path. Members are matched by peer URL, never
-// by name.
-func NormalizeURL(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" {
-		return strings.ToLower(strings.TrimSpace(raw))
-	}
-	host, port := u.Hostname(), u.Port()
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if i := strings.Index(host, ".svc."); i >= 0 {
-		host = host[:i+len(".svc")]
-	}
-	if port == "" {
-		port = map[string]string{"https": "443", "http": "80"}[strings.ToLower(u.Scheme)]
-	}
-	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(host, port)
-}
+// suffix after ".svc" dropped, the default port explicit, no path. Members
+// are matched by peer URL, never by name.
+func NormalizeURL(raw string) string { return peerurl.Normalize(raw) }
 
 // SameURL reports whether two URLs name the same endpoint after
 // NormalizeURL.
-func SameURL(a, b string) bool { return NormalizeURL(a) == NormalizeURL(b) }
+func SameURL(a, b string) bool { return peerurl.Same(a, b) }
 
 // hostOf returns the host of a URL, or "".
 func hostOf(raw string) string {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/cozystack/tenantkit/internal/peerurl"
 	"github.com/cozystack/tenantkit/internal/pki"
 	"github.com/cozystack/tenantkit/internal/process"
 )
@@ -407,18 +407,12 @@ func memberID(ctx context.Context, cli *clientv3.Client, peerURL string) (uint64
 	}
 	for _, mem := range resp.Members {
 		for _, u := range mem.PeerURLs {
-			if sameURL(u, peerURL) {
+			if peerurl.Same(u, peerURL) {
 				return mem.ID, nil
 			}
 		}
 	}
 	return 0, nil
-}
-
-func sameURL(a, b string) bool {
-	ua, errA := url.Parse(a)
-	ub, errB := url.Parse(b)
-	return errA == nil && errB == nil && ua.Scheme == ub.Scheme && ua.Host == ub.Host
 }
 
 // retryUnhealthy retries f while etcd answers "unhealthy cluster", the

@@ -13,7 +13,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -21,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/cozystack/tenantkit/internal/crds"
 	"github.com/cozystack/tenantkit/internal/process"
 	"github.com/cozystack/tenantkit/internal/serverbin"
 )
@@ -173,47 +173,10 @@ func (cfg VeleroConfig) withDefaults() VeleroConfig {
 }
 
 // installVeleroCRDs creates (or updates) Velero's CRDs and waits until
-// they are established.
+// they are served.
 func installVeleroCRDs(ctx context.Context, rc *rest.Config) error {
-	client, err := apiextclient.NewForConfig(rc)
-	if err != nil {
-		return err
-	}
-	crds := client.ApiextensionsV1().CustomResourceDefinitions()
 	all := append(append([]*apiextv1.CustomResourceDefinition{}, v1crds.CRDs...), v2alpha1crds.CRDs...)
-	for _, crd := range all {
-		_, err := crds.Create(ctx, crd.DeepCopy(), metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			cur, gerr := crds.Get(ctx, crd.Name, metav1.GetOptions{})
-			if gerr != nil {
-				return fmt.Errorf("velero crd %s: %w", crd.Name, gerr)
-			}
-			upd := crd.DeepCopy()
-			upd.ResourceVersion = cur.ResourceVersion
-			_, err = crds.Update(ctx, upd, metav1.UpdateOptions{})
-		}
-		if err != nil {
-			return fmt.Errorf("velero crd %s: %w", crd.Name, err)
-		}
-	}
-	for _, crd := range all {
-		err := pollUntil(ctx, time.Minute, func() (bool, error) {
-			cur, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
-			if err != nil {
-				return false, err
-			}
-			for _, c := range cur.Status.Conditions {
-				if c.Type == apiextv1.Established && c.Status == apiextv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			return fmt.Errorf("velero crd %s not established: %w", crd.Name, err)
-		}
-	}
-	return nil
+	return crds.Install(ctx, rc, all...)
 }
 
 func ensureNamespace(ctx context.Context, rc *rest.Config, name string) error {
@@ -292,27 +255,4 @@ func waitVeleroReady(ctx context.Context, p *process.Process, timeout time.Durat
 		}
 		return nil
 	})
-}
-
-// pollUntil calls check every 200ms until it reports done or timeout
-// passes.
-func pollUntil(ctx context.Context, timeout time.Duration, check func() (bool, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var last error
-	for {
-		done, err := check()
-		if done {
-			return nil
-		}
-		last = err
-		select {
-		case <-ctx.Done():
-			if last != nil {
-				return fmt.Errorf("%w (last error: %v)", ctx.Err(), last)
-			}
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }

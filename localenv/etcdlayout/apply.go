@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cozystack/tenantkit/internal/crds"
 	corev1 "k8s.io/api/core/v1"
-	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,7 +21,6 @@ import (
 type clients struct {
 	kube kubernetes.Interface
 	dyn  dynamic.Interface
-	ext  apiextensions.Interface
 }
 
 func newClients(rc *rest.Config) (*clients, error) {
@@ -33,11 +32,7 @@ func newClients(rc *rest.Config) (*clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	ext, err := apiextensions.NewForConfig(rc)
-	if err != nil {
-		return nil, err
-	}
-	return &clients{kube: kube, dyn: dyn, ext: ext}, nil
+	return &clients{kube: kube, dyn: dyn}, nil
 }
 
 // EtcdCluster returns the etcd.aenix.io/v1alpha1 EtcdCluster as the
@@ -105,7 +100,7 @@ func (l *V1alpha1) Apply(ctx context.Context, rc *rest.Config) error {
 	if err != nil {
 		return err
 	}
-	if err := installCRDs(ctx, c.ext, aenixCRD); err != nil {
+	if err := crds.Install(ctx, rc, aenixCRD.Definition()); err != nil {
 		return err
 	}
 	ns := l.Config.Namespace
@@ -119,7 +114,7 @@ func (l *V1alpha1) Apply(ctx context.Context, rc *rest.Config) error {
 	if err != nil {
 		return fmt.Errorf("create EtcdCluster: %w", err)
 	}
-	owner := []metav1.OwnerReference{*metav1.NewControllerRef(ec, aenixCRD.GVR().GroupVersion().WithKind(aenixCRD.kind))}
+	owner := []metav1.OwnerReference{*metav1.NewControllerRef(ec, aenixCRD.GVR().GroupVersion().WithKind(aenixCRD.Kind))}
 	cs := c.kube
 	for _, s := range l.Secrets {
 		if _, err := cs.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{}); ignoreExists(err) != nil {

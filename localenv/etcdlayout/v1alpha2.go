@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/cozystack/tenantkit/internal/crds"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -121,7 +122,7 @@ func (l *V1alpha2) Apply(ctx context.Context, rc *rest.Config) error {
 	if err != nil {
 		return err
 	}
-	if err := installCRDs(ctx, c.ext, cozystackClusterCRD, cozystackMemberCRD); err != nil {
+	if err := crds.Install(ctx, rc, cozystackClusterCRD.Definition(), cozystackMemberCRD.Definition()); err != nil {
 		return err
 	}
 	ns := l.Config.Namespace
