@@ -15,7 +15,7 @@ import (
 
 func cachedFixture(t *testing.T, size int, ttl time.Duration) (*oidctest.Issuer, *clock, *oidc.Verifier) {
 	t.Helper()
-	iss := oidctest.NewIssuer(t, oidctest.Config{CacheControl: "-"})
+	iss := oidctest.StartT(t, oidctest.Config{CacheControl: "-"})
 	clk := newClock()
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()), func(c *oidc.VerifierConfig) {
 		c.Now, c.TokenCache = clk.Now, oidc.TokenCacheConfig{Size: size, MaxTTL: ttl}
@@ -28,7 +28,7 @@ func TestTokenCacheIsBoundedByExp(t *testing.T) {
 	ctx := context.Background()
 	c := iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin")
 	c["exp"] = clk.Now().Add(90 * time.Second).Unix()
-	tok := iss.Sign(t, c)
+	tok := iss.SignT(t, c)
 	_, err := v.Verify(ctx, tok)
 	require.NoError(t, err)
 	clk.Add(80 * time.Second)
@@ -43,20 +43,20 @@ func TestTokenCacheIsClearedWhenTheKeysChange(t *testing.T) {
 	iss, _, v := cachedFixture(t, 8, time.Hour)
 	ctx := context.Background()
 	old := iss.Key()
-	tok := iss.Sign(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	tok := iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	_, err := v.Verify(ctx, tok)
 	require.NoError(t, err)
 
 	// The issuer drops the key; the cache still answers until a fetch sees
 	// the change.
-	next := iss.RotateKey(t)
+	next := iss.RotateKeyT(t)
 	iss.RemoveKey(old.ID)
 	_, err = v.Verify(ctx, tok)
 	require.NoError(t, err, "answered from the cache")
 
 	// A token under the new key makes the verifier fetch (no caching
 	// headers): the keys changed, the cache is cleared, the old token fails.
-	_, err = v.Verify(ctx, oidctest.SignWith(t, next, iss.Claims(acme.ClientID(), "bob@example.org", "tenant-acme-admin")))
+	_, err = v.Verify(ctx, oidctest.SignT(t, next, iss.Claims(acme.ClientID(), "bob@example.org", "tenant-acme-admin")))
 	require.NoError(t, err)
 	_, err = v.Verify(ctx, tok)
 	require.ErrorIs(t, err, oidc.ErrUnknownKey)
@@ -65,7 +65,7 @@ func TestTokenCacheIsClearedWhenTheKeysChange(t *testing.T) {
 func TestTokenCacheReturnsCopies(t *testing.T) {
 	iss, _, v := cachedFixture(t, 8, 10*time.Second)
 	ctx := context.Background()
-	tok := iss.Sign(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "devs"))
+	tok := iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "devs"))
 	u, err := v.Verify(ctx, tok)
 	require.NoError(t, err)
 	u.Groups[0], u.Username = "tenant-acme-super-admin", "mallory"
@@ -80,7 +80,7 @@ func TestTokenCacheNeverCachesRejections(t *testing.T) {
 	ctx := context.Background()
 	c := iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin")
 	c["nbf"] = clk.Now().Add(5 * time.Minute).Unix()
-	tok := iss.Sign(t, c)
+	tok := iss.SignT(t, c)
 	_, err := v.Verify(ctx, tok)
 	require.ErrorIs(t, err, oidc.ErrNotYetValid)
 	clk.Add(5 * time.Minute)
@@ -92,7 +92,7 @@ func TestTokenCacheIsSafeForConcurrentUse(t *testing.T) {
 	iss, clk, v := cachedFixture(t, 4, time.Second)
 	toks := make([]string, 8)
 	for i := range toks {
-		toks[i] = iss.Sign(t, iss.Claims(acme.ClientID(), fmt.Sprintf("u%d@example.org", i), "tenant-acme-admin"))
+		toks[i] = iss.SignT(t, iss.Claims(acme.ClientID(), fmt.Sprintf("u%d@example.org", i), "tenant-acme-admin"))
 	}
 	var wg sync.WaitGroup
 	for g := range 8 {
@@ -102,7 +102,7 @@ func TestTokenCacheIsSafeForConcurrentUse(t *testing.T) {
 					clk.Add(300 * time.Millisecond)
 				}
 				if j%13 == 0 {
-					_, _ = v.Verify(context.Background(), oidctest.SignWith(t, oidctest.NewKey(t, "ES256"), iss.Claims(acme.ClientID(), "x@y.z")))
+					_, _ = v.Verify(context.Background(), oidctest.SignT(t, oidctest.GenerateKeyT(t, "ES256"), iss.Claims(acme.ClientID(), "x@y.z")))
 					continue
 				}
 				u, err := v.Verify(context.Background(), toks[(g+j)%len(toks)])

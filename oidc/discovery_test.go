@@ -13,19 +13,19 @@ import (
 )
 
 func TestNewVerifierFailsWhileTheIssuerIsDown(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{})
+	iss := oidctest.StartT(t, oidctest.Config{})
 	iss.SetDown(true)
 	_, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM())})
 	require.ErrorContains(t, err, "503")
 }
 
 func TestBackgroundDiscoveryWaitsForTheIssuer(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{})
+	iss := oidctest.StartT(t, oidctest.Config{})
 	iss.SetDown(true)
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()), func(c *oidc.VerifierConfig) {
 		c.BackgroundDiscovery, c.DiscoveryRetryInterval = true, 20*time.Millisecond
 	})
-	tok := iss.Sign(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	tok := iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
 
 	var notReady *oidc.NotReadyError
 	require.ErrorAs(t, v.Ready(), &notReady)
@@ -36,7 +36,7 @@ func TestBackgroundDiscoveryWaitsForTheIssuer(t *testing.T) {
 
 	c := iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin")
 	c["iss"] = "https://other.example.org"
-	_, err = v.Verify(context.Background(), iss.Sign(t, c))
+	_, err = v.Verify(context.Background(), iss.SignT(t, c))
 	require.ErrorIs(t, err, oidc.ErrIssuerMismatch, "another issuer's token is routed away first")
 
 	iss.SetDown(false)
@@ -46,7 +46,7 @@ func TestBackgroundDiscoveryWaitsForTheIssuer(t *testing.T) {
 }
 
 func TestBackgroundDiscoveryStopsOnClose(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{})
+	iss := oidctest.StartT(t, oidctest.Config{})
 	iss.SetDown(true)
 	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()),
 		BackgroundDiscovery: true, DiscoveryRetryInterval: 10 * time.Millisecond})
@@ -61,7 +61,7 @@ func TestBackgroundDiscoveryStopsOnClose(t *testing.T) {
 }
 
 func TestBackgroundDiscoveryStopsWithItsContext(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{})
+	iss := oidctest.StartT(t, oidctest.Config{})
 	iss.SetDown(true)
 	ctx, cancel := context.WithCancel(context.Background())
 	v, err := oidc.NewVerifier(ctx, oidc.VerifierConfig{JWT: oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()),
@@ -77,17 +77,17 @@ func TestBackgroundDiscoveryStopsWithItsContext(t *testing.T) {
 }
 
 func TestVerifyAfterClose(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{CacheControl: "-"})
+	iss := oidctest.StartT(t, oidctest.Config{CacheControl: "-"})
 	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM())})
 	require.NoError(t, err)
-	tok := iss.Sign(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	tok := iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	_, err = v.Verify(context.Background(), tok)
 	require.NoError(t, err)
 	require.NoError(t, v.Close())
 	_, err = v.Verify(context.Background(), tok)
 	require.NoError(t, err, "cached keys still verify")
-	_, err = v.Verify(context.Background(), iss.Sign(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "x")))
+	_, err = v.Verify(context.Background(), iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "x")))
 	require.NoError(t, err)
-	_, err = v.Verify(context.Background(), oidctest.SignWith(t, oidctest.NewKey(t, "RS256"), iss.Claims(acme.ClientID(), "a@b.c", "tenant-acme-admin")))
+	_, err = v.Verify(context.Background(), oidctest.SignT(t, oidctest.GenerateKeyT(t, "RS256"), iss.Claims(acme.ClientID(), "a@b.c", "tenant-acme-admin")))
 	require.True(t, errors.Is(err, oidc.ErrKeysUnavailable), "no fetch after Close: %v", err)
 }

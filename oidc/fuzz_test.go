@@ -24,8 +24,8 @@ var reasons = []error{
 // FuzzVerify feeds arbitrary tokens to a Verifier with static keys: it must
 // not panic, and every rejection must carry a typed reason.
 func FuzzVerify(f *testing.F) {
-	iss := oidctest.NewIssuer(f, oidctest.Config{})
-	for _, c := range oidctest.Corpus(f, iss, oidctest.CorpusConfig{Cluster: acme}) {
+	iss := oidctest.StartT(f, oidctest.Config{})
+	for _, c := range oidctest.CorpusT(f, iss, oidctest.CorpusConfig{Cluster: acme}) {
 		if len(c.Token) < 64<<10 {
 			f.Add(c.Token)
 		}

@@ -23,7 +23,7 @@ func TestKeysOnExpiryRefuseANewKeyUntilTheSetExpires(t *testing.T) {
 	_, err := v.Verify(ctx, sign(iss.Key()))
 	require.NoError(t, err)
 
-	next := iss.RotateKey(t)
+	next := iss.RotateKeyT(t)
 	_, err = v.Verify(ctx, sign(next))
 	require.ErrorIs(t, err, oidc.ErrUnknownKey, "fresh cached keys: no refetch, as on a 1.37 apiserver")
 	require.Equal(t, 1, iss.JWKSFetches())
@@ -45,7 +45,7 @@ func TestKeysOnExpiryKeepRemovedKeysUntilAFetch(t *testing.T) {
 	old := iss.Key()
 	_, err := v.Verify(ctx, sign(old))
 	require.NoError(t, err)
-	iss.RotateKey(t)
+	iss.RotateKeyT(t)
 	iss.RemoveKey(old.ID)
 	clk.Add(10 * time.Minute)
 	_, err = v.Verify(ctx, sign(old))
@@ -53,7 +53,7 @@ func TestKeysOnExpiryKeepRemovedKeysUntilAFetch(t *testing.T) {
 	require.Equal(t, 1, iss.JWKSFetches())
 
 	// A failing token after the expiry fetches; the old key is gone then.
-	_, err = v.Verify(ctx, sign(oidctest.NewKey(t, old.Algorithm)))
+	_, err = v.Verify(ctx, sign(oidctest.GenerateKeyT(t, old.Algorithm)))
 	require.ErrorIs(t, err, oidc.ErrUnknownKey)
 	require.Equal(t, 2, iss.JWKSFetches())
 	_, err = v.Verify(ctx, sign(old))
@@ -87,20 +87,20 @@ func TestKeysOnExpiryWhileTheIssuerIsDown(t *testing.T) {
 	clk.Add(10 * time.Minute)
 	_, err = v.Verify(ctx, tok)
 	require.NoError(t, err, "cached keys keep verifying")
-	_, err = v.Verify(ctx, sign(oidctest.NewKey(t, iss.Key().Algorithm)))
+	_, err = v.Verify(ctx, sign(oidctest.GenerateKeyT(t, iss.Key().Algorithm)))
 	require.ErrorIs(t, err, oidc.ErrKeysUnavailable, "the refetch a failure triggers fails, as the apiserver's does")
 	iss.SetDown(false)
-	_, err = v.Verify(ctx, sign(oidctest.NewKey(t, iss.Key().Algorithm)))
+	_, err = v.Verify(ctx, sign(oidctest.GenerateKeyT(t, iss.Key().Algorithm)))
 	require.ErrorIs(t, err, oidc.ErrUnknownKey)
 }
 
 func TestKeysOnExpiryRefuseEveryTokenWhileTheJWKSDoesNotDecode(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{CacheControl: "-"})
+	iss := oidctest.StartT(t, oidctest.Config{CacheControl: "-"})
 	iss.SetKeysJSON(func(keys []json.RawMessage) []json.RawMessage {
 		return append(keys, json.RawMessage(`{"kty":"OKP","crv":"X25519","kid":"x","x":"AAAA"}`))
 	})
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()))
-	tok := iss.Sign(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	tok := iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	_, err := v.Verify(context.Background(), tok)
 	require.ErrorIs(t, err, oidc.ErrKeysUnavailable)
 	var kse *oidc.KeySetError

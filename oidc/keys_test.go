@@ -38,13 +38,13 @@ func (c *clock) Add(d time.Duration) {
 // given refresh mode, and a signer for the cluster's usual claims.
 func keysFixture(t *testing.T, cacheControl string, mode oidc.KeyRefresh) (*oidctest.Issuer, *clock, *oidc.Verifier, func(k oidctest.Key) string) {
 	t.Helper()
-	iss := oidctest.NewIssuer(t, oidctest.Config{CacheControl: cacheControl})
+	iss := oidctest.StartT(t, oidctest.Config{CacheControl: cacheControl})
 	clk := newClock()
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()), func(c *oidc.VerifierConfig) {
 		c.Now, c.KeyRefresh = clk.Now, mode
 	})
 	sign := func(k oidctest.Key) string {
-		return oidctest.SignWith(t, k, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
+		return oidctest.SignT(t, k, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	}
 	return iss, clk, v, sign
 }
@@ -75,7 +75,7 @@ func TestKeysRotationIsPickedUp(t *testing.T) {
 	require.NoError(t, err)
 
 	// A new key: its first token makes the verifier refetch.
-	next := iss.RotateKey(t)
+	next := iss.RotateKeyT(t)
 	_, err = v.Verify(ctx, sign(next))
 	require.NoError(t, err)
 	require.Equal(t, 2, iss.JWKSFetches())
@@ -142,7 +142,7 @@ func TestKeysServeCachedKeysWhileIssuerIsDown(t *testing.T) {
 		_, err := v.Verify(ctx, tok)
 		require.NoError(t, err)
 	}
-	_, err = v.Verify(ctx, sign(oidctest.NewKey(t, iss.Key().Algorithm)))
+	_, err = v.Verify(ctx, sign(oidctest.GenerateKeyT(t, iss.Key().Algorithm)))
 	require.ErrorIs(t, err, oidc.ErrUnknownKey)
 }
 
@@ -157,12 +157,12 @@ func TestKeysUnavailableWithoutCache(t *testing.T) {
 }
 
 func TestStaticKeysNeedNoIssuer(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{Algorithm: "ES384"})
+	iss := oidctest.StartT(t, oidctest.Config{Algorithm: "ES384"})
 	set := iss.JWKS()
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, "https://offline.example.org", nil), func(c *oidc.VerifierConfig) { c.Keys = &set })
 	claims := iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin")
 	claims["iss"] = "https://offline.example.org"
-	user, err := v.Verify(context.Background(), iss.Sign(t, claims))
+	user, err := v.Verify(context.Background(), iss.SignT(t, claims))
 	require.NoError(t, err)
 	require.Equal(t, "alice@example.org", user.Username)
 	require.Zero(t, iss.JWKSFetches())

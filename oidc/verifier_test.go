@@ -29,8 +29,8 @@ func newVerifier(t *testing.T, jwt apiserver.JWTAuthenticator, mod ...func(*oidc
 }
 
 func TestVerifierCorpus(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{})
-	cases := oidctest.Corpus(t, iss, oidctest.CorpusConfig{Cluster: acme})
+	iss := oidctest.StartT(t, oidctest.Config{})
+	cases := oidctest.CorpusT(t, iss, oidctest.CorpusConfig{Cluster: acme})
 	require.GreaterOrEqual(t, len(cases), 36)
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()))
 	for _, tc := range cases {
@@ -50,11 +50,11 @@ func TestVerifierCorpus(t *testing.T) {
 }
 
 func TestVerifyMapsUser(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{Algorithm: "ES256"})
+	iss := oidctest.StartT(t, oidctest.Config{Algorithm: "ES256"})
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()))
 	claims := iss.Claims(acme.ClientID(), "bob@example.org", "tenant-acme-view", "devs")
 	claims["jti"] = "abc"
-	user, err := v.Verify(context.Background(), iss.Sign(t, claims))
+	user, err := v.Verify(context.Background(), iss.SignT(t, claims))
 	require.NoError(t, err)
 	require.Equal(t, &oidc.UserInfo{
 		Username: "bob@example.org",
@@ -64,12 +64,12 @@ func TestVerifyMapsUser(t *testing.T) {
 }
 
 func TestVerifyExplainsRejections(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{})
+	iss := oidctest.StartT(t, oidctest.Config{})
 	other := ref.Cluster{Namespace: "tenant-acme", Name: "stage"}
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()))
 	ctx := context.Background()
 
-	_, err := v.Verify(ctx, iss.Sign(t, iss.Claims(other.ClientID(), "a@b.c", "tenant-acme-admin")))
+	_, err := v.Verify(ctx, iss.SignT(t, iss.Claims(other.ClientID(), "a@b.c", "tenant-acme-admin")))
 	var aud *oidc.AudienceError
 	require.ErrorAs(t, err, &aud)
 	require.Equal(t, []string{"tenant-acme-kubernetes-prod"}, aud.Want)
@@ -78,12 +78,12 @@ func TestVerifyExplainsRejections(t *testing.T) {
 	c := iss.Claims(acme.ClientID(), "a@b.c", "tenant-acme-admin")
 	exp := time.Now().Add(-time.Hour).Truncate(time.Second)
 	c["exp"] = exp.Unix()
-	_, err = v.Verify(ctx, iss.Sign(t, c))
+	_, err = v.Verify(ctx, iss.SignT(t, c))
 	var expired *oidc.ExpiredError
 	require.ErrorAs(t, err, &expired)
 	require.True(t, expired.Expiry.Equal(exp))
 
-	_, err = v.Verify(ctx, iss.Sign(t, iss.Claims(acme.ClientID(), "a@b.c", "devs")))
+	_, err = v.Verify(ctx, iss.SignT(t, iss.Claims(acme.ClientID(), "a@b.c", "devs")))
 	var rule *oidc.RuleError
 	require.ErrorAs(t, err, &rule)
 	require.Equal(t, oidc.TenantGroupsGate(acme), rule.Expression)
@@ -91,12 +91,12 @@ func TestVerifyExplainsRejections(t *testing.T) {
 
 	c = iss.Claims(acme.ClientID(), "a@b.c", "tenant-acme-admin")
 	c["iss"] = iss.URL() + "/"
-	_, err = v.Verify(ctx, iss.Sign(t, c))
+	_, err = v.Verify(ctx, iss.SignT(t, c))
 	var mismatch *oidc.IssuerMismatchError
 	require.ErrorAs(t, err, &mismatch)
 	require.Equal(t, iss.URL()+"/", mismatch.Got)
 
-	_, err = v.Verify(ctx, oidctest.SignWith(t, oidctest.NewKey(t, "RS256"), iss.Claims(acme.ClientID(), "a@b.c", "tenant-acme-admin")))
+	_, err = v.Verify(ctx, oidctest.SignT(t, oidctest.GenerateKeyT(t, "RS256"), iss.Claims(acme.ClientID(), "a@b.c", "tenant-acme-admin")))
 	var unknown *oidc.UnknownKeyError
 	require.ErrorAs(t, err, &unknown)
 	require.NotEmpty(t, unknown.KeyID)

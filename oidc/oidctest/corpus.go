@@ -36,15 +36,15 @@ type CorpusConfig struct {
 	Email string
 }
 
-// Corpus returns tokens a verifier for cfg.Cluster must reject, each with
+// CorpusT returns tokens a verifier for cfg.Cluster must reject, each with
 // the reason it must give, followed by a few it must accept (Want nil).
 // Every token is built against iss; the corpus covers algorithm confusion,
 // audiences, issuers, times, keys, signatures, the email and groups claims,
 // the tenant gate, JOSE headers no library writes (a duplicate alg, no alg,
 // an unknown crit) and malformed encodings. Build the verifier after
-// calling Corpus: it changes the JWKS (a key rotated out, an RSA key under
+// calling CorpusT: it changes the JWKS (a key rotated out, an RSA key under
 // 1024 bits published).
-func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
+func CorpusT(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	t.Helper()
 	if cfg.Other == (ref.Cluster{}) {
 		cfg.Other = ref.Cluster{Namespace: cfg.Cluster.Namespace, Name: cfg.Cluster.Name + "-other"}
@@ -58,16 +58,16 @@ func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	with := func(edit func(c map[string]any)) string {
 		c := good()
 		edit(c)
-		return iss.Sign(t, c)
+		return iss.SignT(t, c)
 	}
 	now := time.Now()
 	var cases []Case
 	add := func(name, token string, want error) { cases = append(cases, Case{name, token, want}) }
 
 	// Algorithms.
-	add("alg none", Unsigned(t, good()), oidc.ErrUnsupportedAlgorithm)
-	add("HS256 keyed with the issuer's public key (PEM)", SignHMAC(t, publicPEM(t, iss.Key()), good()), oidc.ErrUnsupportedAlgorithm)
-	add("HS256 keyed with a guessed shared secret", SignHMAC(t, []byte(strings.Repeat("s", 32)), good()), oidc.ErrUnsupportedAlgorithm)
+	add("alg none", UnsignedT(t, good()), oidc.ErrUnsupportedAlgorithm)
+	add("HS256 keyed with the issuer's public key (PEM)", SignHMACT(t, publicPEM(t, iss.Key()), good()), oidc.ErrUnsupportedAlgorithm)
+	add("HS256 keyed with a guessed shared secret", SignHMACT(t, []byte(strings.Repeat("s", 32)), good()), oidc.ErrUnsupportedAlgorithm)
 
 	// Headers no JOSE library writes.
 	payload := mustJSON(t, good())
@@ -107,20 +107,20 @@ func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	add("nbf not a number", with(func(c map[string]any) { c["nbf"] = "soon" }), oidc.ErrMalformedToken)
 
 	// Keys and signatures.
-	stranger := NewKey(t, iss.Key().Algorithm)
-	add("unknown kid", SignWith(t, stranger, good()), oidc.ErrUnknownKey)
-	rotated := iss.RotateKey(t)
-	tok := iss.Sign(t, good())
+	stranger := GenerateKeyT(t, iss.Key().Algorithm)
+	add("unknown kid", SignT(t, stranger, good()), oidc.ErrUnknownKey)
+	rotated := iss.RotateKeyT(t)
+	tok := iss.SignT(t, good())
 	iss.RemoveKey(rotated.ID)
 	add("key rotated out of the JWKS", tok, oidc.ErrUnknownKey)
-	add("bad signature", flipSignature(iss.Sign(t, good())), oidc.ErrInvalidSignature)
-	impostor := NewKey(t, iss.Key().Algorithm)
+	add("bad signature", flipSignature(iss.SignT(t, good())), oidc.ErrInvalidSignature)
+	impostor := GenerateKeyT(t, iss.Key().Algorithm)
 	impostor.ID = iss.Key().ID
-	add("signed by another key under the issuer's kid", SignWith(t, impostor, good()), oidc.ErrInvalidSignature)
-	add("signature stripped", stripSignature(iss.Sign(t, good())), oidc.ErrInvalidSignature)
+	add("signed by another key under the issuer's kid", SignT(t, impostor, good()), oidc.ErrInvalidSignature)
+	add("signature stripped", stripSignature(iss.SignT(t, good())), oidc.ErrInvalidSignature)
 	weak := GenerateWeakRSAKeyT(t, 512)
 	iss.PublishKey(weak)
-	add("signed by a published RSA key under 1024 bits", SignWith(t, weak, good()), oidc.ErrUnusableKey)
+	add("signed by a published RSA key under 1024 bits", SignT(t, weak, good()), oidc.ErrUnusableKey)
 	add("algorithm of another key type under the issuer's kid", otherKeyType(iss.Key(), payload), oidc.ErrUnusableKey)
 
 	// Claims the mapping needs.
@@ -150,22 +150,22 @@ func Corpus(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	add("oversized token", with(func(c map[string]any) { c["pad"] = strings.Repeat("a", oidc.DefaultMaxTokenBytes) }), oidc.ErrTokenTooLarge)
 	add("empty token", "", oidc.ErrMalformedToken)
 	add("two parts", "eyJhbGciOiJSUzI1NiJ9.e30", oidc.ErrMalformedToken)
-	add("four parts", iss.Sign(t, good())+".x", oidc.ErrMalformedToken)
+	add("four parts", iss.SignT(t, good())+".x", oidc.ErrMalformedToken)
 	add("JSON serialization", `{"payload":"e30","signatures":[]}`, oidc.ErrMalformedToken)
 	add("payload not base64url", "eyJhbGciOiJSUzI1NiJ9.!!!.c2ln", oidc.ErrMalformedToken)
-	add("payload padded base64", padPayload(iss.Sign(t, good())), oidc.ErrMalformedToken)
-	add("payload not JSON", SignPayload(t, iss.Key(), []byte("not json")), oidc.ErrMalformedToken)
-	add("payload a JSON array", SignPayload(t, iss.Key(), []byte(`["iss"]`)), oidc.ErrMalformedToken)
-	add("payload null", SignPayload(t, iss.Key(), []byte(`null`)), oidc.ErrMalformedToken)
-	add("nested JSON depth bomb", SignPayload(t, iss.Key(), depthBomb(iss.URL(), 100000)), oidc.ErrMalformedToken)
-	add("header not base64url", "%%%."+strings.SplitN(iss.Sign(t, good()), ".", 2)[1], oidc.ErrMalformedToken)
+	add("payload padded base64", padPayload(iss.SignT(t, good())), oidc.ErrMalformedToken)
+	add("payload not JSON", SignPayloadT(t, iss.Key(), []byte("not json")), oidc.ErrMalformedToken)
+	add("payload a JSON array", SignPayloadT(t, iss.Key(), []byte(`["iss"]`)), oidc.ErrMalformedToken)
+	add("payload null", SignPayloadT(t, iss.Key(), []byte(`null`)), oidc.ErrMalformedToken)
+	add("nested JSON depth bomb", SignPayloadT(t, iss.Key(), depthBomb(iss.URL(), 100000)), oidc.ErrMalformedToken)
+	add("header not base64url", "%%%."+strings.SplitN(iss.SignT(t, good()), ".", 2)[1], oidc.ErrMalformedToken)
 
 	// Tokens that must pass.
-	add("valid", iss.Sign(t, good()), nil)
+	add("valid", iss.SignT(t, good()), nil)
 	add("valid, nbf within the leeway", with(func(c map[string]any) { c["nbf"] = now.Add(30 * time.Second).Unix() }), nil)
 	add("valid, aud list including this cluster", with(func(c map[string]any) { c["aud"] = []string{cfg.Other.ClientID(), aud} }), nil)
 	add("valid, email_verified absent", with(func(c map[string]any) { delete(c, "email_verified") }), nil)
-	add("valid, no kid header", SignWith(t, Key{Algorithm: iss.Key().Algorithm, Private: iss.Key().Private}, good()), nil)
+	add("valid, no kid header", SignT(t, Key{Algorithm: iss.Key().Algorithm, Private: iss.Key().Private}, good()), nil)
 	return cases
 }
 

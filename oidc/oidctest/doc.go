@@ -4,12 +4,12 @@
 // expired, mis-addressed, wrongly signed and malformed ones a real IdP
 // never issues.
 //
-//	iss := oidctest.NewIssuer(t, oidctest.Config{})
+//	iss := oidctest.StartT(t, oidctest.Config{})
 //	v, err := oidc.NewVerifier(ctx, oidc.VerifierConfig{
 //		JWT:        oidc.JWTAuthenticator(cluster, iss.URL(), iss.CAPEM()),
 //		HTTPClient: iss.Client(),
 //	})
-//	token := iss.Sign(t, iss.Claims(cluster.ClientID(), "alice@example.org", "tenant-acme-admin"))
+//	token := iss.SignT(t, iss.Claims(cluster.ClientID(), "alice@example.org", "tenant-acme-admin"))
 //	user, err := v.Verify(ctx, token)
 //
 // Keys rotate with RotateKey and disappear with RemoveKey; PublishKey
@@ -23,7 +23,10 @@
 // crit), SignBytes any signing input, and GenerateWeakRSAKey makes the
 // short RSA keys Go's crypto/rsa refuses.
 //
-// Helpers take a testing.TB first and fail the test on error; they never
-// panic. For a real IdP (login flows, refresh tokens) use dex through the
+// Every helper comes in two forms: X returns an error and takes no
+// testing.TB (Start, GenerateKey, Issuer.Sign, SignHMAC, ...); XT takes a
+// testing.TB first, fails the test on error and stops what it started when
+// the test ends (StartT, GenerateKeyT, Issuer.SignT, SignHMACT, ...). They
+// never panic. For a real IdP (login flows, refresh tokens) use dex through the
 // local environment (package localenv).
 package oidctest

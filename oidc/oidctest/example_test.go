@@ -30,7 +30,7 @@ func ExampleIssuer() {
 
 	claims := iss.Claims(c.ClientID(), "alice@example.org", "tenant-acme-view")
 	claims["exp"] = time.Now().Add(-time.Minute).Unix()
-	expired, _ := iss.SignClaims(claims)
+	expired, _ := iss.Sign(claims)
 	_, err = v.Verify(context.Background(), expired)
 	fmt.Println(errors.Is(err, oidc.ErrExpired))
 

@@ -57,8 +57,8 @@ func GenerateKey(alg jose.SignatureAlgorithm) (Key, error) {
 	return Key{ID: fmt.Sprintf("%s-%d", alg, keySeq.Add(1)), Algorithm: alg, Private: priv}, nil
 }
 
-// NewKey is GenerateKey for tests: it fails the test on error.
-func NewKey(t testing.TB, alg jose.SignatureAlgorithm) Key {
+// GenerateKeyT is GenerateKey for tests: it fails the test on error.
+func GenerateKeyT(t testing.TB, alg jose.SignatureAlgorithm) Key {
 	t.Helper()
 	k, err := GenerateKey(alg)
 	if err != nil {
@@ -99,7 +99,7 @@ type Issuer struct {
 	discovered atomic.Int64
 }
 
-// Start starts an issuer; Close stops it. Tests use NewIssuer.
+// Start starts an issuer; Close stops it. Tests use StartT.
 func Start(cfg Config) (*Issuer, error) {
 	if cfg.Algorithm == "" {
 		cfg.Algorithm = jose.RS256
@@ -120,8 +120,9 @@ func Start(cfg Config) (*Issuer, error) {
 	return iss, nil
 }
 
-// NewIssuer starts an issuer for a test; it stops when the test ends.
-func NewIssuer(t testing.TB, cfg Config) *Issuer {
+// StartT is Start for tests: it fails the test on error, and the issuer
+// stops when the test ends.
+func StartT(t testing.TB, cfg Config) *Issuer {
 	t.Helper()
 	iss, err := Start(cfg)
 	if err != nil {
@@ -155,10 +156,22 @@ func (iss *Issuer) Key() Key {
 
 // RotateKey adds a new key of the same algorithm and signs with it from now
 // on; the old key stays published until RemoveKey.
-func (iss *Issuer) RotateKey(t testing.TB) Key {
-	t.Helper()
-	k := NewKey(t, iss.Key().Algorithm)
+func (iss *Issuer) RotateKey() (Key, error) {
+	k, err := GenerateKey(iss.Key().Algorithm)
+	if err != nil {
+		return Key{}, err
+	}
 	iss.AddKey(k)
+	return k, nil
+}
+
+// RotateKeyT is RotateKey for tests: it fails the test on error.
+func (iss *Issuer) RotateKeyT(t testing.TB) Key {
+	t.Helper()
+	k, err := iss.RotateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
 	return k
 }
 
@@ -170,7 +183,7 @@ func (iss *Issuer) AddKey(k Key) {
 }
 
 // PublishKey publishes k in the JWKS without signing with it (a key a
-// test signs with itself, SignWith).
+// test signs with itself, SignT).
 func (iss *Issuer) PublishKey(k Key) {
 	iss.mu.Lock()
 	defer iss.mu.Unlock()
@@ -317,14 +330,13 @@ func (iss *Issuer) Claims(audience string, email string, groups ...string) map[s
 	return c
 }
 
-// Sign signs claims with the current key and returns a compact JWS; it
-// fails the test on error.
-func (iss *Issuer) Sign(t testing.TB, claims map[string]any) string {
+// SignT is Sign for tests: it fails the test on error.
+func (iss *Issuer) SignT(t testing.TB, claims map[string]any) string {
 	t.Helper()
-	return SignWith(t, iss.Key(), claims)
+	return SignT(t, iss.Key(), claims)
 }
 
-// SignClaims signs claims with the current key and returns a compact JWS.
-func (iss *Issuer) SignClaims(claims map[string]any) (string, error) {
+// Sign signs claims with the current key and returns a compact JWS.
+func (iss *Issuer) Sign(claims map[string]any) (string, error) {
 	return iss.Key().Sign(claims)
 }

@@ -64,8 +64,8 @@ func (k Key) SignWithHeaders(headers map[string]any, payload []byte) (string, er
 	return jws.CompactSerialize()
 }
 
-// SignWith is k.Sign for tests: it fails the test on error.
-func SignWith(t testing.TB, k Key, claims map[string]any) string {
+// SignT is k.Sign for tests: it fails the test on error.
+func SignT(t testing.TB, k Key, claims map[string]any) string {
 	t.Helper()
 	tok, err := k.Sign(claims)
 	if err != nil {
@@ -74,8 +74,8 @@ func SignWith(t testing.TB, k Key, claims map[string]any) string {
 	return tok
 }
 
-// SignPayload is k.SignPayload for tests: it fails the test on error.
-func SignPayload(t testing.TB, k Key, payload []byte) string {
+// SignPayloadT is k.SignPayload for tests: it fails the test on error.
+func SignPayloadT(t testing.TB, k Key, payload []byte) string {
 	t.Helper()
 	tok, err := k.SignPayload(payload)
 	if err != nil {
@@ -86,36 +86,50 @@ func SignPayload(t testing.TB, k Key, payload []byte) string {
 
 // SignHMAC signs claims with HS256 and secret: the key-confusion attack
 // when secret is the issuer's public key.
-func SignHMAC(t testing.TB, secret []byte, claims map[string]any) string {
-	t.Helper()
+func SignHMAC(secret []byte, claims map[string]any) (string, error) {
 	payload, err := json.Marshal(claims)
 	if err != nil {
-		t.Fatalf("oidctest: marshal claims: %v", err)
+		return "", fmt.Errorf("oidctest: marshal claims: %w", err)
 	}
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: secret}, (&jose.SignerOptions{}).WithType("JWT"))
 	if err != nil {
-		t.Fatalf("oidctest: new signer: %v", err)
+		return "", fmt.Errorf("oidctest: new signer: %w", err)
 	}
 	jws, err := signer.Sign(payload)
 	if err != nil {
-		t.Fatalf("oidctest: sign: %v", err)
+		return "", fmt.Errorf("oidctest: sign: %w", err)
 	}
-	out, err := jws.CompactSerialize()
+	return jws.CompactSerialize()
+}
+
+// SignHMACT is SignHMAC for tests: it fails the test on error.
+func SignHMACT(t testing.TB, secret []byte, claims map[string]any) string {
+	t.Helper()
+	tok, err := SignHMAC(secret, claims)
 	if err != nil {
-		t.Fatalf("oidctest: serialize: %v", err)
+		t.Fatal(err)
 	}
-	return out
+	return tok
 }
 
 // Unsigned returns an alg "none" token with an empty signature.
-func Unsigned(t testing.TB, claims map[string]any) string {
-	t.Helper()
+func Unsigned(claims map[string]any) (string, error) {
 	payload, err := json.Marshal(claims)
 	if err != nil {
-		t.Fatalf("oidctest: marshal claims: %v", err)
+		return "", fmt.Errorf("oidctest: marshal claims: %w", err)
 	}
 	enc := base64.RawURLEncoding
-	return enc.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + enc.EncodeToString(payload) + "."
+	return enc.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + enc.EncodeToString(payload) + ".", nil
+}
+
+// UnsignedT is Unsigned for tests: it fails the test on error.
+func UnsignedT(t testing.TB, claims map[string]any) string {
+	t.Helper()
+	tok, err := Unsigned(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }
 
 // SignRaw signs payload under header, both used byte for byte: a header

@@ -136,9 +136,9 @@ type benchImpl struct {
 // apiserver first (every ratio divides its time).
 func newBenchImpls(b *testing.B, alg string) []benchImpl {
 	b.Helper()
-	iss := oidctest.NewIssuer(b, oidctest.Config{Algorithm: joseAlg(alg)})
+	iss := oidctest.StartT(b, oidctest.Config{Algorithm: joseAlg(alg)})
 	jwt := oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM())
-	token := iss.Sign(b, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "devs"))
+	token := iss.SignT(b, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "devs"))
 	ctx := context.Background()
 	celJWT := jwt
 	celJWT.ClaimValidationRules = slices.Clone(jwt.ClaimValidationRules)

@@ -134,7 +134,7 @@ func generate(t testing.TB, iss *oidctest.Issuer, n int) []oidctest.Case {
 			claims[name] = v
 
 		}
-		out = append(out, oidctest.Case{Name: fmt.Sprintf("generated %d", i), Token: iss.Sign(t, claims)})
+		out = append(out, oidctest.Case{Name: fmt.Sprintf("generated %d", i), Token: iss.SignT(t, claims)})
 	}
 	return out
 }
@@ -167,8 +167,8 @@ func headerVariants(t testing.TB, iss *oidctest.Issuer) []oidctest.Case {
 func TestDifferential(t *testing.T) {
 	for _, alg := range []string{"RS256", "ES256"} {
 		t.Run(alg, func(t *testing.T) {
-			iss := oidctest.NewIssuer(t, oidctest.Config{Algorithm: joseAlg(alg)})
-			corpus := oidctest.Corpus(t, iss, oidctest.CorpusConfig{Cluster: acme, Other: other})
+			iss := oidctest.StartT(t, oidctest.Config{Algorithm: joseAlg(alg)})
+			corpus := oidctest.CorpusT(t, iss, oidctest.CorpusConfig{Cluster: acme, Other: other})
 			tokens := append(corpus, generate(t, iss, 300)...)
 			tokens = append(tokens, headerVariants(t, iss)...)
 			for name, jwt := range configs(iss) {

@@ -32,7 +32,7 @@ import (
 func jwksSeeds(t testing.TB) []string {
 	var out []string
 	for _, alg := range []string{"RS256", "ES256"} {
-		k := oidctest.NewKey(t, joseAlg(alg))
+		k := oidctest.GenerateKeyT(t, joseAlg(alg))
 		raw, err := k.Public().MarshalJSON()
 		require.NoError(t, err)
 		doc := func(extra ...string) string {
@@ -88,7 +88,7 @@ func FuzzJWSMatchesGoJoseV2(f *testing.F) {
 		`{"alg":"RS256","x5c":["AAAA"]}`, `{"alg":"RS256","nonce":1}`, `null`, `[]`, ``, `{"alg":"RS\u0032\u0035\u0036"}`} {
 		f.Add(h, " \n")
 	}
-	key := oidctest.NewKey(f, "RS256")
+	key := oidctest.GenerateKeyT(f, "RS256")
 	pub := key.Private.Public()
 	f.Fuzz(func(t *testing.T, header, space string) {
 		enc := base64.RawURLEncoding
@@ -145,7 +145,7 @@ func pssOrNot(alg string) crypto.SignerOpts {
 // map accepted ones to the same user, on the configuration Cozystack
 // renders and on one exercising every mapping.
 func FuzzPayloadMatchesAPIServer(f *testing.F) {
-	iss := oidctest.NewIssuer(f, oidctest.Config{})
+	iss := oidctest.StartT(f, oidctest.Config{})
 	now := time.Now()
 	valid, err := json.Marshal(validClaims(iss))
 	require.NoError(f, err)

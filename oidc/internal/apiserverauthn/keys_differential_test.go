@@ -91,7 +91,7 @@ func jwksScenarios() []jwksScenario {
 			return keys
 		}},
 		{name: "signing key with another key's x5c", edit: func(t *testing.T, iss *oidctest.Issuer, keys []json.RawMessage) []json.RawMessage {
-			keys[0] = setMember(t, keys[0], "x5c", []string{base64.StdEncoding.EncodeToString(selfSigned(t, oidctest.NewKey(t, iss.Key().Algorithm)))})
+			keys[0] = setMember(t, keys[0], "x5c", []string{base64.StdEncoding.EncodeToString(selfSigned(t, oidctest.GenerateKeyT(t, iss.Key().Algorithm)))})
 			return keys
 		}},
 		{name: "signing key with an x5t of the wrong size", edit: editFirst("x5t", b64([]byte("short")))},
@@ -124,13 +124,13 @@ func jwksScenarios() []jwksScenario {
 		{name: "extra RSA key under 1024 bits", setup: func(t *testing.T, iss *oidctest.Issuer) []oidctest.Case {
 			weak := oidctest.GenerateWeakRSAKeyT(t, 512)
 			iss.PublishKey(weak)
-			return []oidctest.Case{{Name: "signed by the weak key", Token: oidctest.SignWith(t, weak, validClaims(iss))}}
+			return []oidctest.Case{{Name: "signed by the weak key", Token: oidctest.SignT(t, weak, validClaims(iss))}}
 		}},
 		{name: "duplicate kid, a stranger's key first", setup: func(t *testing.T, iss *oidctest.Issuer) []oidctest.Case {
-			stranger := oidctest.NewKey(t, iss.Key().Algorithm)
+			stranger := oidctest.GenerateKeyT(t, iss.Key().Algorithm)
 			stranger.ID = iss.Key().ID
 			iss.PublishKey(stranger)
-			return []oidctest.Case{{Name: "signed by the stranger under the shared kid", Token: oidctest.SignWith(t, stranger, validClaims(iss))}}
+			return []oidctest.Case{{Name: "signed by the stranger under the shared kid", Token: oidctest.SignT(t, stranger, validClaims(iss))}}
 		}, edit: func(_ *testing.T, _ *oidctest.Issuer, keys []json.RawMessage) []json.RawMessage {
 			return append([]json.RawMessage{keys[len(keys)-1]}, keys[:len(keys)-1]...)
 		}},
@@ -156,10 +156,10 @@ func selfSigned(t testing.TB, k oidctest.Key) []byte {
 func jwksTokens(t *testing.T, iss *oidctest.Issuer) []oidctest.Case {
 	k := iss.Key()
 	return []oidctest.Case{
-		{Name: "valid", Token: iss.Sign(t, validClaims(iss))},
-		{Name: "valid without kid", Token: oidctest.SignWith(t, oidctest.Key{Algorithm: k.Algorithm, Private: k.Private}, validClaims(iss))},
-		{Name: "unknown kid", Token: oidctest.SignWith(t, oidctest.NewKey(t, k.Algorithm), validClaims(iss))},
-		{Name: "stranger without kid", Token: oidctest.SignWith(t, oidctest.Key{Algorithm: k.Algorithm, Private: oidctest.NewKey(t, k.Algorithm).Private}, validClaims(iss))},
+		{Name: "valid", Token: iss.SignT(t, validClaims(iss))},
+		{Name: "valid without kid", Token: oidctest.SignT(t, oidctest.Key{Algorithm: k.Algorithm, Private: k.Private}, validClaims(iss))},
+		{Name: "unknown kid", Token: oidctest.SignT(t, oidctest.GenerateKeyT(t, k.Algorithm), validClaims(iss))},
+		{Name: "stranger without kid", Token: oidctest.SignT(t, oidctest.Key{Algorithm: k.Algorithm, Private: oidctest.GenerateKeyT(t, k.Algorithm).Private}, validClaims(iss))},
 	}
 }
 
@@ -169,7 +169,7 @@ func TestDifferentialJWKS(t *testing.T) {
 	for _, alg := range []string{"RS256", "ES256"} {
 		for _, sc := range jwksScenarios() {
 			t.Run(alg+"/"+sc.name, func(t *testing.T) {
-				iss := oidctest.NewIssuer(t, oidctest.Config{Algorithm: joseAlg(alg)})
+				iss := oidctest.StartT(t, oidctest.Config{Algorithm: joseAlg(alg)})
 				tokens := jwksTokens(t, iss)
 				if sc.setup != nil {
 					tokens = append(tokens, sc.setup(t, iss)...)
@@ -189,7 +189,7 @@ func TestDifferentialJWKS(t *testing.T) {
 func TestDifferentialHeaders(t *testing.T) {
 	for _, alg := range []string{"RS256", "ES256", "PS256"} {
 		t.Run(alg, func(t *testing.T) {
-			iss := oidctest.NewIssuer(t, oidctest.Config{Algorithm: joseAlg(alg)})
+			iss := oidctest.StartT(t, oidctest.Config{Algorithm: joseAlg(alg)})
 			jwt := oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM())
 			compare(t, newAPIServerAuthenticator(t, iss, jwt), newVerifier(t, iss, jwt), rawHeaderTokens(t, iss))
 		})
@@ -245,7 +245,7 @@ func rawHeaderTokens(t *testing.T, iss *oidctest.Issuer) []oidctest.Case {
 		require.NoError(t, err)
 		out = append(out, oidctest.Case{Name: "header " + name, Token: enc.EncodeToString([]byte(h)) + "." + enc.EncodeToString(payload) + "." + enc.EncodeToString(sig)})
 	}
-	good := iss.Sign(t, validClaims(iss))
+	good := iss.SignT(t, validClaims(iss))
 	parts := strings.Split(good, ".")
 	out = append(out,
 		oidctest.Case{Name: "newline inside the header part", Token: parts[0][:5] + "\n" + parts[0][5:] + "." + parts[1] + "." + parts[2]},
@@ -279,22 +279,22 @@ func tweakLastChar(s string) string {
 func TestDifferentialKeyRotation(t *testing.T) {
 	for _, cc := range []string{"max-age=600", "-", "no-cache", "max-age=10", "public, max-age=600, s-maxage=0"} {
 		t.Run(cc, func(t *testing.T) {
-			iss := oidctest.NewIssuer(t, oidctest.Config{CacheControl: cc})
+			iss := oidctest.StartT(t, oidctest.Config{CacheControl: cc})
 			jwt := oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM())
 			theirs, ours := newAPIServerAuthenticator(t, iss, jwt), newVerifier(t, iss, jwt)
 			var tl tally
 			step := func(name string, k oidctest.Key) {
-				tl.add(t, theirs, ours, oidctest.Case{Name: name, Token: oidctest.SignWith(t, k, validClaims(iss))})
+				tl.add(t, theirs, ours, oidctest.Case{Name: name, Token: oidctest.SignT(t, k, validClaims(iss))})
 			}
 			first := iss.Key()
 			step("first key", first)
-			next := iss.RotateKey(t)
+			next := iss.RotateKeyT(t)
 			step("new key while the old one is published", next)
 			step("old key while both are published", first)
 			iss.RemoveKey(first.ID)
 			step("old key after it left the JWKS", first)
 			step("new key after the old one left", next)
-			third := iss.RotateKey(t)
+			third := iss.RotateKeyT(t)
 			iss.RemoveKey(next.ID)
 			step("third key", third)
 			step("second key after it left", next)

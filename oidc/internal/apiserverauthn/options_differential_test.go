@@ -21,7 +21,7 @@ func TestDifferentialDiscovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for the apiserver's 10 s discovery retry")
 	}
-	iss := oidctest.NewIssuer(t, oidctest.Config{})
+	iss := oidctest.StartT(t, oidctest.Config{})
 	iss.SetDown(true)
 	jwt := oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM())
 	ctx, cancel := context.WithCancel(context.Background())
@@ -32,7 +32,7 @@ func TestDifferentialDiscovery(t *testing.T) {
 	ours := newVerifierWith(t, iss, jwt, func(c *oidc.VerifierConfig) {
 		c.BackgroundDiscovery, c.DiscoveryRetryInterval = true, time.Second
 	})
-	tok := oidctest.Case{Name: "while down", Token: iss.Sign(t, validClaims(iss))}
+	tok := oidctest.Case{Name: "while down", Token: iss.SignT(t, validClaims(iss))}
 	var tl tally
 	tl.add(t, theirs, ours, tok)
 	_, err = ours.Verify(context.Background(), tok.Token)
@@ -52,17 +52,17 @@ func TestDifferentialDiscovery(t *testing.T) {
 // a rotated-in key at once, where 1.37 waits for the cached keys to
 // expire, and differs from the apiserver nowhere else.
 func TestKeyRefreshOnUnknownKeyIsASwitchableDifference(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{CacheControl: "max-age=600"})
+	iss := oidctest.StartT(t, oidctest.Config{CacheControl: "max-age=600"})
 	jwt := oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM())
 	theirs := newAPIServerAuthenticator(t, iss, jwt)
 	ours := newVerifierWith(t, iss, jwt, func(c *oidc.VerifierConfig) { c.KeyRefresh = oidc.KeyRefreshOnUnknownKey })
 	var tl tally
 	step := func(name string, k oidctest.Key) {
-		tl.add(t, theirs, ours, oidctest.Case{Name: name, Token: oidctest.SignWith(t, k, validClaims(iss))})
+		tl.add(t, theirs, ours, oidctest.Case{Name: name, Token: oidctest.SignT(t, k, validClaims(iss))})
 	}
 	first := iss.Key()
 	step("first key", first)
-	next := iss.RotateKey(t)
+	next := iss.RotateKeyT(t)
 	step("new key", next)
 	step("first key again", first)
 	require.Len(t, tl.diffs, 1, "%v", tl.diffs)
@@ -76,7 +76,7 @@ func TestKeyRefreshOnUnknownKeyIsASwitchableDifference(t *testing.T) {
 // Verifier with SkipInvalidKeys accepts the valid ones (as go-oidc v3
 // would), and without it refuses them with a typed reason.
 func TestSkipInvalidKeysIsASwitchableDifference(t *testing.T) {
-	iss := oidctest.NewIssuer(t, oidctest.Config{})
+	iss := oidctest.StartT(t, oidctest.Config{})
 	iss.SetKeysJSON(func(keys []json.RawMessage) []json.RawMessage {
 		return append(keys, json.RawMessage(`{"kty":"OKP","crv":"X25519","kid":"x","x":"AAAA"}`))
 	})
@@ -84,7 +84,7 @@ func TestSkipInvalidKeysIsASwitchableDifference(t *testing.T) {
 	theirs := newAPIServerAuthenticator(t, iss, jwt)
 	strict := newVerifier(t, iss, jwt)
 	skipping := newVerifierWith(t, iss, jwt, func(c *oidc.VerifierConfig) { c.SkipInvalidKeys = true })
-	tok := iss.Sign(t, validClaims(iss))
+	tok := iss.SignT(t, validClaims(iss))
 
 	_, ok, err := theirs.AuthenticateToken(context.Background(), tok)
 	require.False(t, ok)
