@@ -3,6 +3,7 @@ module github.com/cozystack/tenantkit
 go 1.26.0
 
 require (
+	filippo.io/nistec v0.0.4
 	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/credentials v1.19.16

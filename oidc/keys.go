@@ -231,8 +231,11 @@ func (ks *keySet) fetch() (*keySnapshot, error) {
 		ks.log.Warn("fetch JWKS failed; keeping cached keys", "url", ks.url, "status", resp.Status)
 		return nil, fmt.Errorf("fetch JWKS: %s", resp.Status)
 	}
-	keys, err := jose.ParseKeySet(body, ks.skipInvalid)
-	if err != nil {
+	digest := sha256.Sum256(body)
+	var keys []jose.Key
+	if old := ks.cur.Load(); old != nil && old.digest == digest {
+		keys = old.keys // the same document: keep its keys, ES256 tables included
+	} else if keys, err = jose.ParseKeySet(body, ks.skipInvalid); err != nil {
 		ks.log.Warn("JWKS does not decode; keeping cached keys", "url", ks.url, "err", err)
 		var kse *jose.KeySetError
 		if errors.As(err, &kse) {
@@ -240,7 +243,7 @@ func (ks *keySet) fetch() (*keySnapshot, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrInvalidKeySet, err)
 	}
-	snap := &keySnapshot{keys: keys, expiry: ks.expiry(req, resp), digest: sha256.Sum256(body)}
+	snap := &keySnapshot{keys: keys, expiry: ks.expiry(req, resp), digest: digest}
 	if old := ks.cur.Swap(snap); old == nil || old.digest != snap.digest {
 		if ks.onChange != nil {
 			ks.onChange()

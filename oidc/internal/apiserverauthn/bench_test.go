@@ -32,8 +32,10 @@ import (
 //   - native: oidc.Verifier with the gate run natively;
 //   - cel: the gate run by the CEL interpreter (how a CustomConfig runs);
 //   - native-cached, cel-cached: the same with the token cache on;
-//   - crypto: the signature check alone (SHA-256 and crypto/rsa or
-//     crypto/ecdsa with a parsed key), the floor under any verifier;
+//   - crypto: the signature check alone as the apiserver makes it (SHA-256
+//     and crypto/rsa or crypto/ecdsa with a parsed key, no JWT); ours
+//     checks ES256 with a per-key table (oidc/internal/jose/p256.go), so
+//     for ES256 it is no floor;
 //   - apiserver-cached: the apiserver behind its own success cache.
 //
 // The ratios come from BenchmarkVerifyRatio, which runs them interleaved.

@@ -51,7 +51,11 @@ func DecodeKey(raw []byte) (Key, error) {
 	if err := r.checkThumbprints(certs); err != nil {
 		return Key{}, err
 	}
-	return Key{ID: r.kid, Algorithm: r.alg, Key: key}, nil
+	k := Key{ID: r.kid, Algorithm: r.alg, Key: key}
+	if pub, ok := key.(*ecdsa.PublicKey); ok {
+		k.p256 = newP256Key(pub)
+	}
+	return k, nil
 }
 
 // decode reads the members: strings, base64url byte strings, x5c and x5u.

@@ -46,6 +46,8 @@ type Key struct {
 	// the keys that can verify; []byte (oct), *rsa.PrivateKey,
 	// *ecdsa.PrivateKey or ed25519.PrivateKey for those that cannot.
 	Key any
+
+	p256 *p256Key // ES256 state of a P-256 public key, else nil
 }
 
 // KeySetError is a JWKS that go-jose v2 refuses.

@@ -46,13 +46,14 @@ func Digest(alg, input string) []byte {
 	return sum[:]
 }
 
-// Verify checks a signature over the digest hashed with k. usable is
+// Verify checks a signature over the digest hashed with the key. ES256
+// with a P-256 key goes through the key's table (p256.go). usable is
 // false when the key cannot verify alg at all (problem says why): an RSA
 // key Go's crypto/rsa refuses (under 1024 bits), a key of the other type,
 // a symmetric, Ed25519 or private key.
-func (k Key) Verify(alg string, hashed, sig []byte) (ok, usable bool, problem string) {
+func (key Key) Verify(alg string, hashed, sig []byte) (ok, usable bool, problem string) {
 	family := alg[:2]
-	switch k := k.Key.(type) {
+	switch k := key.Key.(type) {
 	case *rsa.PublicKey:
 		var err error
 		switch family {
@@ -84,6 +85,9 @@ func (k Key) Verify(alg string, hashed, sig []byte) (ok, usable bool, problem st
 		}
 		if len(sig) != 2*size {
 			return false, true, ""
+		}
+		if alg == "ES256" && key.p256 != nil {
+			return key.p256.verify(hashed, sig), true, ""
 		}
 		r, s := new(big.Int).SetBytes(sig[:size]), new(big.Int).SetBytes(sig[size:])
 		return ecdsa.Verify(k, hashed, r, s), true, ""
