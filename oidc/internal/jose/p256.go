@@ -25,7 +25,6 @@ var p256Order = elliptic.P256().Params().N
 
 // p256Key is the ES256 state of one P-256 public key.
 type p256Key struct {
-	pub      *ecdsa.PublicKey
 	building atomic.Bool
 	table    atomic.Pointer[p256Table]
 }
@@ -36,21 +35,21 @@ func newP256Key(pub *ecdsa.PublicKey) *p256Key {
 	if pub.Curve != elliptic.P256() {
 		return nil
 	}
-	return &p256Key{pub: pub}
+	return new(p256Key)
 }
 
 // verify checks an ES256 signature (r||s, 32 bytes each) over a SHA-256
-// digest. Until the key has verified a token, crypto/ecdsa checks it; the
-// first success builds the table, so only keys the issuer signs with
-// ever get one.
-func (k *p256Key) verify(hashed, sig []byte) bool {
+// digest with pub, the key k belongs to. Until the key has verified a
+// token, crypto/ecdsa checks it; the first success builds the table, so
+// only keys the issuer signs with ever get one.
+func (k *p256Key) verify(pub *ecdsa.PublicKey, hashed, sig []byte) bool {
 	if t := k.table.Load(); t != nil {
 		return t.verify(hashed, sig)
 	}
 	r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
-	ok := ecdsa.Verify(k.pub, hashed, r, s)
+	ok := ecdsa.Verify(pub, hashed, r, s)
 	if ok && k.building.CompareAndSwap(false, true) {
-		if t, err := newP256Table(k.pub); err == nil {
+		if t, err := newP256Table(pub); err == nil {
 			k.table.Store(t)
 		}
 	}

@@ -49,7 +49,7 @@ func (f p256Fixture) sign(t testing.TB, digest []byte) []byte {
 	return sig64(r, s)
 }
 
-// mod returns x mod n as 32 bytes-able big.Int.
+// mod reduces x modulo n, the order of P-256's base point.
 func mod(x *big.Int) *big.Int { return x.Mod(x, p256Order) }
 
 // agree requires the table and crypto/ecdsa to decide alike and returns
@@ -121,13 +121,13 @@ func TestP256KeyBuildsItsTableOnFirstSuccess(t *testing.T) {
 
 	bad := append([]byte{}, sig...)
 	bad[5] ^= 1
-	require.False(t, k.verify(digest[:], bad))
+	require.False(t, k.verify(&f.priv.PublicKey, digest[:], bad))
 	require.Nil(t, k.table.Load(), "a failed check earns no table")
 
-	require.True(t, k.verify(digest[:], sig))
+	require.True(t, k.verify(&f.priv.PublicKey, digest[:], sig))
 	require.NotNil(t, k.table.Load(), "the first verified token builds it")
-	require.True(t, k.verify(digest[:], sig))
-	require.False(t, k.verify(digest[:], bad))
+	require.True(t, k.verify(&f.priv.PublicKey, digest[:], sig))
+	require.False(t, k.verify(&f.priv.PublicKey, digest[:], bad))
 
 	other, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
 	require.NoError(t, err)

@@ -87,7 +87,7 @@ func (key Key) Verify(alg string, hashed, sig []byte) (ok, usable bool, problem 
 			return false, true, ""
 		}
 		if alg == "ES256" && key.p256 != nil {
-			return key.p256.verify(hashed, sig), true, ""
+			return key.p256.verify(k, hashed, sig), true, ""
 		}
 		r, s := new(big.Int).SetBytes(sig[:size]), new(big.Int).SetBytes(sig[size:])
 		return ecdsa.Verify(k, hashed, r, s), true, ""
