@@ -126,8 +126,10 @@
 //
 // With TENANTKIT_CLUSTER=kind (or Config.Provider "kind"), Start creates a
 // kind cluster instead and hands back its rest.Config; the etcd handle and
-// extra apiservers are then unavailable. Where Docker cannot run kind, Start
-// returns ErrKindUnavailable and StartT skips the test with that reason.
+// extra apiservers are then unavailable. Start never pulls an image: the node
+// image ($TENANTKIT_KIND_NODE_IMAGE, else kind's default) must already be in
+// the engine's image store. Where no engine answers or the image is missing,
+// Start returns ErrKindUnavailable and StartT skips the test with that reason.
 //
 // # Shutdown
 //

@@ -10,7 +10,8 @@ var (
 	// already taken.
 	ErrPortInUse = errors.New("localenv: port in use")
 	// ErrKindUnavailable is returned when the kind provider is selected but
-	// no container runtime can run kind here.
+	// no container engine answers here, or the kind node image is not in its
+	// image store (Start never pulls one).
 	ErrKindUnavailable = errors.New("localenv: kind unavailable")
 	// ErrUnsupported is returned by operations the selected provider cannot
 	// do, such as starting another apiserver on a kind cluster.
