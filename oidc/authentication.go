@@ -78,17 +78,17 @@ type Authentication struct {
 	Mode tenant.OIDCMode
 	// APIVersion is the config API version rendered.
 	APIVersion string
-	// Config is the configuration; nil in ModeNone and with a SecretRef.
+	// Config is the configuration; nil in mode tenant.OIDCNone and with a SecretRef.
 	Config *apiserver.AuthenticationConfiguration
 	// YAML is the file content (verbatim for an inline custom config).
 	YAML []byte
-	// Secret holds YAML under AuthnConfigKey; nil when there is nothing to
-	// store (ModeNone, SecretRef).
+	// Secret holds YAML under ref.OIDCAuthnConfigKey; nil when there is nothing to
+	// store (tenant.OIDCNone, SecretRef).
 	Secret *corev1.Secret
 	// APIServerArgs are the flags to add (--authentication-config=...).
 	APIServerArgs []string
-	// Volume and VolumeMount put the configuration at AuthnConfigDir; nil
-	// in ModeNone. The volume lists the key as an item, never a subPath,
+	// Volume and VolumeMount put the configuration at tenant.AuthenticationConfigPath;
+	// nil in tenant.OIDCNone. The volume lists the key as an item, never a subPath,
 	// so that Secret updates reach the apiserver's reload loop.
 	Volume      *corev1.Volume
 	VolumeMount *corev1.VolumeMount

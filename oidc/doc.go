@@ -48,6 +48,7 @@
 // it returns the reason:
 //
 //	v, err := oidc.NewVerifier(ctx, oidc.VerifierConfig{JWT: oidc.JWTAuthenticator(cluster, issuerURL, caPEM)})
+//	if err != nil { ... }
 //	defer v.Close()
 //	user, err := v.Verify(ctx, token)
 //	var aud *oidc.AudienceError

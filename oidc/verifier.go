@@ -174,8 +174,12 @@ func (v *Verifier) newRemoteKeySet(jwksURL string, client *http.Client) *keySet 
 
 // Close stops background work (discovery retries, key fetches). Verify
 // keeps answering from what the verifier has; a key fetch after Close
-// fails.
+// fails. Close on a nil *Verifier (what NewVerifier returns with an error)
+// does nothing.
 func (v *Verifier) Close() error {
+	if v == nil {
+		return nil
+	}
 	v.close.Do(func() {
 		v.cancel()
 		<-v.done

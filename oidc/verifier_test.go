@@ -102,3 +102,8 @@ func TestVerifyExplainsRejections(t *testing.T) {
 	require.NotEmpty(t, unknown.KeyID)
 	require.False(t, errors.Is(err, oidc.ErrInvalidSignature))
 }
+
+func TestVerifierCloseNil(t *testing.T) {
+	var v *oidc.Verifier
+	require.NoError(t, v.Close(), "Close on the nil verifier NewVerifier returns with an error")
+}
