@@ -25,7 +25,7 @@ import (
 type options struct {
 	target    examplecli.Target
 	namespace string
-	timeout   time.Duration
+	timeout   examplecli.Timeout
 
 	// Where the Bucket Secret is (the management cluster's tenant
 	// namespace), for reading the bucket directly.
@@ -47,10 +47,7 @@ func (o *options) bucketFlags(fs *pflag.FlagSet) {
 
 // withTimeout applies --timeout to ctx.
 func (o *options) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	if o.timeout > 0 {
-		return context.WithTimeout(ctx, o.timeout)
-	}
-	return context.WithCancel(ctx)
+	return o.timeout.Context(ctx)
 }
 
 // open connects to the tenant cluster (subcommands need --kubeconfig).
@@ -114,16 +111,6 @@ func (o *options) store(ctx context.Context) (*backup.Store, error) {
 		}
 	}
 	return backup.NewStore(backup.StoreConfig{Credentials: creds, Prefix: o.prefix, CACertPEM: ca, Logger: o.target.Logger()})
-}
-
-// exactArgs is cobra.ExactArgs with the usage exit code.
-func exactArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return examplecli.Usage("%s: %v", cmd.Name(), err)
-		}
-		return nil
-	}
 }
 
 func listCmd(o *options) *cobra.Command {
@@ -200,7 +187,7 @@ func verifyCmd(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify BACKUP",
 		Short: "Verify a backup straight from the bucket (no Velero involved)",
-		Args:  exactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.target.Embedded() && o.bucketKubeconfig == "" {
 				return examplecli.Usage("verify works on a real cluster: pass --kubeconfig (or --bucket-kubeconfig) and the --bucket flags")
@@ -257,7 +244,7 @@ func backupCmd(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "backup NAME",
 		Short: "Create a backup and wait for it, with progress",
-		Args:  exactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel, c, err := o.open(cmd)
 			if err != nil {
@@ -285,7 +272,7 @@ func restoreCmd(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "restore BACKUP",
 		Short: "Restore a backup and wait for it, with progress",
-		Args:  exactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := namespaceMapping(mapping)
 			if err != nil {

@@ -59,12 +59,8 @@ spec: {selector: {app: web}, ports: [{port: 80}]}
 
 // runDemo is the embedded tour.
 func runDemo(parent context.Context, o *options) error {
-	ctx := parent
-	if o.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(parent, o.timeout)
-		defer cancel()
-	}
+	ctx, cancel := o.withTimeout(parent)
+	defer cancel()
 	if err := o.target.Open(ctx, localenv.Config{EtcdMembers: 1}); err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ With --kubeconfig, use the subcommands on a real tenant cluster with the Velero 
 	}
 	o.target.AddFlags(root.PersistentFlags())
 	root.PersistentFlags().StringVar(&o.namespace, "velero-namespace", "cozy-velero", "namespace Velero runs in")
-	root.PersistentFlags().DurationVar(&o.timeout, "timeout", 0, "give up after this long (0: no limit)")
+	o.timeout.AddFlag(root.PersistentFlags())
 	root.AddCommand(listCmd(o), verifyCmd(o), backupCmd(o), restoreCmd(o))
 	return root
 }

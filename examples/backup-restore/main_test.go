@@ -217,6 +217,8 @@ users: [{name: u, user: {token: t}}]
 contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
 `), 0o600))
+	kc, err := examplecli.WriteBadKubeconfigs(dir)
+	require.NoError(t, err)
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -231,7 +233,12 @@ current-context: c
 		{"list with half the bucket", []string{"list", "--kubeconfig", unreachable, "--bucket", "b"}, examplecli.ExitUsage, "--bucket-namespace and --bucket"},
 		{"bad namespace mapping", []string{"restore", "demo-1", "--kubeconfig", unreachable, "--namespace-mapping", "demo"}, examplecli.ExitUsage, "from:to"},
 		{"unreachable cluster", []string{"list", "--kubeconfig", unreachable}, examplecli.ExitUnavailable, "does not answer"},
-		{"missing kubeconfig", []string{"backup", "demo-1", "--kubeconfig", filepath.Join(dir, "none")}, examplecli.ExitUnavailable, "load kubeconfig"},
+		{"missing kubeconfig", []string{"backup", "demo-1", "--kubeconfig", filepath.Join(dir, "none")}, examplecli.ExitUsage, "load kubeconfig"},
+		{"garbled kubeconfig", []string{"list", "--kubeconfig", kc.Garbled}, examplecli.ExitUsage, "load kubeconfig"},
+		{"unknown context", []string{"list", "--kubeconfig", unreachable, "--context", "nope"}, examplecli.ExitUsage, "load kubeconfig"},
+		{"stray argument", []string{"list", "extra", "--kubeconfig", unreachable}, examplecli.ExitUsage, `unknown command "extra" for "backup-restore list"`},
+		{"unknown subcommand", []string{"lsit"}, examplecli.ExitUsage, `unknown command "lsit" for "backup-restore"`},
+		{"negative timeout", []string{"list", "--timeout", "-5s"}, examplecli.ExitUsage, `invalid argument "-5s" for "--timeout" flag: -5s is negative`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, context.Background(), tt.args...)

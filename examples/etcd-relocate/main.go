@@ -56,11 +56,14 @@ type options struct {
 	skipSnapshot bool
 	snapFirst    bool
 	skipVersion  bool
-	timeout      time.Duration
+	timeout      examplecli.Timeout
 }
 
-func main() {
-	o := options{out: os.Stdout}
+func main() { examplecli.Main(newCommand(&options{out: os.Stdout})) }
+
+// newCommand returns the program's command line (main runs it; the tests
+// run it in process through examplecli.Execute).
+func newCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "etcd-relocate",
 		Short: "Move a tenant etcd replica to another node without losing quorum or data",
@@ -91,12 +94,12 @@ through the move.`,
 	f.BoolVar(&o.snapFirst, "snapshot-first", false, "take the snapshot before the member stops instead of while it moves (slower; keeps the snapshot's load out of the window without fault tolerance)")
 	f.BoolVar(&o.skipVersion, "skip-version-hazard", false,
 		"proceed on etcd 3.5.1-3.5.19 (Cozystack <= v1.5 runs 3.5.12), whose learner promotion is saved in the v2 store only (etcd #19557); upgrade to 3.5.26+ before 3.6")
-	f.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up after this long")
-	examplecli.Main(cmd)
+	o.timeout.AddFlag(f)
+	return cmd
 }
 
 func (o *options) run(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	ctx, cancel := o.timeout.Context(ctx)
 	defer cancel()
 	if o.target.Embedded() {
 		if o.namespace != "" || o.direct {

@@ -14,7 +14,7 @@ import (
 )
 
 func TestUsage(t *testing.T) {
-	o := options{out: &bytes.Buffer{}, timeout: time.Minute}
+	o := options{out: &bytes.Buffer{}, timeout: examplecli.Timeout(time.Minute)}
 	o.target.Kubeconfig = "/nonexistent"
 	err := o.run(context.Background())
 	var ee *examplecli.ExitError
@@ -30,7 +30,7 @@ func TestEmbedded(t *testing.T) {
 		t.Skip("starts the embedded environment (skipped with -short)")
 	}
 	var out bytes.Buffer
-	o := options{out: &out, cluster: "etcd", timeout: 15 * time.Minute}
+	o := options{out: &out, cluster: "etcd", timeout: examplecli.Timeout(30 * time.Minute)}
 	require.NoError(t, o.run(context.Background()), out.String())
 	t.Log(out.String())
 	for _, want := range []string{"Relocate etcd-", "Relocated in", "HashKV equal on every voter", "all read back"} {

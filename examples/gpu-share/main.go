@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
@@ -47,11 +46,14 @@ type options struct {
 	nodePolicy string
 	gpuPolicy  string
 	collapse   bool
-	timeout    time.Duration
+	timeout    examplecli.Timeout
 }
 
-func main() {
-	o := options{out: os.Stdout, progress: os.Stderr}
+func main() { examplecli.Main(newCommand(&options{out: os.Stdout, progress: os.Stderr})) }
+
+// newCommand returns the program's command line (main runs it; the tests
+// run it in process through examplecli.Execute).
+func newCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gpu-share",
 		Short: "Fractional GPU accounting with HAMi's rules: ledger, placement, explain, what-if",
@@ -71,13 +73,9 @@ the shape given by --gpus, --gpumem and --gpucores. It changes nothing.`,
 			if o.gpus < 1 || o.gpumem < 0 || o.gpucores < 0 || o.gpucores > 100 {
 				return examplecli.Usage("--gpus must be at least 1, --gpumem at least 0, --gpucores within 0–100")
 			}
-			ctx := cmd.Context()
-			if o.timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, o.timeout)
-				defer cancel()
-			}
-			return run(ctx, &o)
+			ctx, cancel := o.timeout.Context(cmd.Context())
+			defer cancel()
+			return run(ctx, o)
 		},
 	}
 	f := cmd.Flags()
@@ -88,8 +86,8 @@ the shape given by --gpus, --gpumem and --gpucores. It changes nothing.`,
 	f.StringVar(&o.nodePolicy, "node-policy", "binpack", "HAMi's default node policy: binpack or spread")
 	f.StringVar(&o.gpuPolicy, "gpu-policy", "spread", "HAMi's default GPU policy: spread, binpack, or a v2.10 chain such as mutex,binpack")
 	f.BoolVar(&o.collapse, "hami-v2.10-counting", false, "count init containers as HAMi v2.10 does (default: v2.9, Cozystack's chart)")
-	f.DurationVar(&o.timeout, "timeout", 0, "give up after this long (0: no limit)")
-	examplecli.Main(cmd)
+	o.timeout.AddFlag(f)
+	return cmd
 }
 
 func (o *options) config() (gpushare.Config, error) {

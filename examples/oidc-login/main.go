@@ -30,7 +30,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -44,11 +43,14 @@ type options struct {
 	cluster   string
 	outDir    string
 	applyRBAC bool
-	timeout   time.Duration
+	timeout   examplecli.Timeout
 }
 
-func main() {
-	o := options{out: os.Stdout}
+func main() { examplecli.Main(newCommand(&options{out: os.Stdout})) }
+
+// newCommand returns the program's command line (main runs it; the tests
+// run it in process through examplecli.Execute).
+func newCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "oidc-login",
 		Short: "Per-cluster OIDC audiences: log in, see A accept and B refuse, render every artefact",
@@ -71,23 +73,34 @@ cluster into --out, without changing anything (unless --apply-rbac).`,
 	f := cmd.Flags()
 	f.StringVarP(&o.namespace, "namespace", "n", "", "tenant namespace of the cluster (with --kubeconfig)")
 	f.StringVar(&o.cluster, "cluster", "", "name of the tenant Kubernetes application (with --kubeconfig)")
-	f.StringVar(&o.outDir, "out", filepath.Join(os.TempDir(), "tenantkit-oidc-login"), "directory the rendered files are written to")
+	f.StringVar(&o.outDir, "out", "", "directory the rendered files are written to (default: with --kubeconfig ./<namespace>-<cluster>-oidc; embedded, a temporary directory removed at the end)")
 	f.BoolVar(&o.applyRBAC, "apply-rbac", false, "with --kubeconfig: apply the users' ClusterRoleBindings in the tenant cluster")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
-	examplecli.Main(cmd)
+	o.timeout.AddFlag(f)
+	return cmd
 }
 
 func (o *options) run(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	ctx, cancel := o.timeout.Context(ctx)
 	defer cancel()
 	if o.target.Embedded() {
 		if o.namespace != "" || o.cluster != "" || o.applyRBAC {
 			return examplecli.Usage("--namespace, --cluster and --apply-rbac need --kubeconfig")
 		}
+		if o.outDir == "" {
+			dir, err := os.MkdirTemp("", "tenantkit-oidc-login-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			o.outDir = dir
+		}
 		return o.runLocal(ctx)
 	}
 	if o.namespace == "" || o.cluster == "" {
 		return examplecli.Usage("--kubeconfig needs --namespace and --cluster")
+	}
+	if o.outDir == "" {
+		o.outDir = o.namespace + "-" + o.cluster + "-oidc"
 	}
 	return o.runRemote(ctx)
 }

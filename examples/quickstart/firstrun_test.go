@@ -43,7 +43,7 @@ func TestFirstRun_stepsNeedOnlyTheirPhases(t *testing.T) {
 	t.Setenv(serverbin.KubebuilderAssetsEnv, "")
 
 	var out, progress bytes.Buffer
-	o := &options{out: &out, progress: &progress, timeout: 5 * time.Minute}
+	o := &options{out: &out, progress: &progress, timeout: examplecli.Timeout(15 * time.Minute)}
 	err := o.run(context.Background())
 	t.Log("\n" + out.String())
 	var ee *examplecli.ExitError

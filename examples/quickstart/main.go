@@ -48,7 +48,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -62,15 +61,18 @@ type options struct {
 	progress  io.Writer // progress lines
 	namespace string
 	cluster   string
-	timeout   time.Duration
+	timeout   examplecli.Timeout
 
 	// etcdDial reaches tenant etcd members with --kubeconfig. Default: a
 	// port-forward through the management cluster's API.
 	etcdDial etcdrelocate.DialFunc
 }
 
-func main() {
-	o := options{out: os.Stdout, progress: os.Stderr}
+func main() { examplecli.Main(newCommand(&options{out: os.Stdout, progress: os.Stderr})) }
+
+// newCommand returns the program's command line (main runs it; the tests
+// run it in process through examplecli.Execute).
+func newCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "quickstart",
 		Short: "The whole tenantkit story: tenant, OIDC, GPU sharing, backup, etcd relocation",
@@ -101,12 +103,12 @@ them; later runs start in seconds.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.namespace, "namespace", "n", "", "with --kubeconfig: tenant namespace of the cluster (e.g. tenant-acme)")
 	f.StringVar(&o.cluster, "cluster", "", "with --kubeconfig: name of the tenant's Kubernetes application")
-	f.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up after this long")
-	examplecli.Main(cmd)
+	o.timeout.AddFlag(f)
+	return cmd
 }
 
 func (o *options) run(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	ctx, cancel := o.timeout.Context(ctx)
 	defer cancel()
 	if o.target.Embedded() {
 		if o.namespace != "" || o.cluster != "" {

@@ -36,7 +36,7 @@ func TestQuickstart(t *testing.T) {
 		t.Skip("integration test: starts real servers (skipped with -short)")
 	}
 	var out, progress bytes.Buffer
-	o := &options{out: &out, progress: &progress, timeout: 10 * time.Minute}
+	o := &options{out: &out, progress: &progress, timeout: examplecli.Timeout(25 * time.Minute)}
 	err := o.run(context.Background())
 	t.Log("\n" + out.String())
 	require.NoError(t, err, progress.String())
@@ -83,7 +83,7 @@ func TestQuickstartRemote(t *testing.T) {
 	require.NoError(t, err)
 
 	var out, progress bytes.Buffer
-	o := &options{out: &out, progress: &progress, timeout: 3 * time.Minute,
+	o := &options{out: &out, progress: &progress, timeout: examplecli.Timeout(10 * time.Minute),
 		namespace: ref.RootNamespace, cluster: "prod", etcdDial: tn.DialContext}
 	o.target.Kubeconfig = env.KubeconfigPath()
 	err = o.run(ctx)
@@ -108,7 +108,7 @@ func TestUsage(t *testing.T) {
 		{"--kubeconfig without the cluster", options{target: examplecli.Target{Kubeconfig: "/nonexistent"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.o.timeout = time.Minute
+			tt.o.timeout = examplecli.Timeout(time.Minute)
 			err := tt.o.run(context.Background())
 			var ee *examplecli.ExitError
 			require.ErrorAs(t, err, &ee)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cozystack/tenantkit/localenv"
@@ -75,5 +76,56 @@ current-context: c
 	target = Target{Kubeconfig: filepath.Join(t.TempDir(), "missing")}
 	err = target.Open(t.Context(), localenv.Config{})
 	require.ErrorAs(t, err, &ee)
-	require.Equal(t, ExitUnavailable, ee.Code)
+	require.Equal(t, ExitUsage, ee.Code)
+}
+
+func TestExecute_commandLines(t *testing.T) {
+	newCmd := func() *cobra.Command {
+		var timeout Timeout
+		root := &cobra.Command{Use: "tool", Long: "Does things.", Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				ctx, cancel := timeout.Context(cmd.Context())
+				defer cancel()
+				<-ctx.Done()
+				return fmt.Errorf("cluster does not answer: %w", ctx.Err())
+			}}
+		timeout.AddFlag(root.PersistentFlags())
+		root.AddCommand(&cobra.Command{Use: "sub NAME", Args: cobra.ExactArgs(1), RunE: func(*cobra.Command, []string) error { return nil }})
+		return root
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct {
+		name  string
+		ctx   context.Context
+		args  []string
+		code  int
+		first string
+	}{
+		{"stray argument", context.Background(), []string{"sub", "a", "b"}, ExitUsage, "tool: accepts 1 arg(s), received 2"},
+		{"unknown subcommand", context.Background(), []string{"nope"}, ExitUsage, `tool: unknown command "nope" for "tool"`},
+		{"negative timeout", context.Background(), []string{"--timeout", "-5s"}, ExitUsage, `tool: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},
+		{"garbled timeout", context.Background(), []string{"--timeout", "soon"}, ExitUsage, `tool: invalid argument "soon" for "--timeout" flag: time: invalid duration "soon"`},
+		{"timeout runs out", context.Background(), []string{"--timeout", "1ms"}, ExitFailure, "tool: cluster does not answer: context deadline exceeded"},
+		{"interrupted", cancelled, nil, ExitInterrupted, "tool: interrupted"},
+		{"subcommand", context.Background(), []string{"sub", "a"}, ExitOK, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			cmd := newCmd()
+			cmd.SetArgs(tt.args)
+			cmd.SetErr(&stderr)
+			require.Equal(t, tt.code, Execute(tt.ctx, cmd), stderr.String())
+			first, _, _ := strings.Cut(stderr.String(), "\n")
+			require.Equal(t, tt.first, first)
+		})
+	}
+
+	var stdout bytes.Buffer
+	cmd := newCmd()
+	cmd.SetArgs([]string{"--help"})
+	cmd.SetOut(&stdout)
+	require.Equal(t, ExitOK, Execute(context.Background(), cmd))
+	require.Contains(t, stdout.String(), ExitCodesHelp)
+	require.Contains(t, stdout.String(), "give up after this long, e.g. 30m (0: no limit)")
 }

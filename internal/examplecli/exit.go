@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -66,22 +67,67 @@ func Main(cmd *cobra.Command) {
 	os.Exit(code)
 }
 
+// ExitCodesHelp is the paragraph Execute appends to the command's long
+// help, so that --help states the exit codes.
+const ExitCodesHelp = `Exit codes: 0 done, 1 the operation failed or found a problem, 2 the command
+line or the kubeconfig is wrong (nothing was contacted), 3 the cluster or
+the embedded environment could not be reached, 130 interrupted.`
+
 // Execute is Main without the signals and the exit: it runs cmd with ctx,
 // prints the error, if any, to cmd's error output and returns the exit
 // code Main would end the program with. Tests run an example's command
 // line through it, in process.
+//
+// Wrong positional arguments and unknown subcommands, like flag errors,
+// end with ExitUsage; an interrupted run says "interrupted" whatever the
+// error it was interrupted in.
 func Execute(ctx context.Context, cmd *cobra.Command) int {
 	cmd.SilenceUsage = true
 	cmd.SilenceErrors = true
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\n\n%s", err, c.UsageString())}
 	})
+	if !strings.Contains(cmd.Long, ExitCodesHelp) {
+		cmd.Long = strings.TrimRight(cmd.Long, "\n") + "\n\n" + ExitCodesHelp
+	}
+	usageArgs(cmd)
 	err := cmd.ExecuteContext(ctx)
 	code := exitCode(ctx, err)
-	if err != nil {
+	switch {
+	case code == ExitInterrupted:
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: interrupted\n", cmd.Name())
+		if err != nil && err.Error() != context.Canceled.Error() {
+			fmt.Fprintf(cmd.ErrOrStderr(), "  stopped in: %v\n", err)
+		}
+	case err != nil:
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %v\n", cmd.Name(), err)
 	}
 	return code
+}
+
+// usageArgs makes the positional-argument check of cmd and its
+// subcommands (cobra's "unknown command", "accepts 1 arg(s)") end with
+// ExitUsage.
+func usageArgs(cmd *cobra.Command) {
+	check := cmd.Args
+	if check == nil && cmd.HasSubCommands() {
+		check = cobra.NoArgs // cobra's own default for a parent: unknown subcommands are refused
+	}
+	if check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				var ee *ExitError
+				if errors.As(err, &ee) {
+					return err
+				}
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\n\n%s", err, c.UsageString())}
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		usageArgs(sub)
+	}
 }
 
 func exitCode(ctx context.Context, err error) int {

@@ -64,14 +64,16 @@ func (t *Target) out() io.Writer {
 // Open connects to the target. In embedded mode it starts a local
 // environment configured by cfg (the first run builds the servers it needs,
 // each reported on a line of its own above the step line); with --kubeconfig it loads the kubeconfig and checks that the cluster
-// answers. Errors carry ExitUnavailable.
+// answers. A kubeconfig that cannot be loaded (missing, garbled, an
+// unknown --context) is a usage error (ExitUsage: nothing was dialled);
+// the other errors carry ExitUnavailable.
 func (t *Target) Open(ctx context.Context, cfg localenv.Config) error {
 	if !t.Embedded() {
 		rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
 			&clientcmd.ClientConfigLoadingRules{ExplicitPath: t.Kubeconfig},
 			&clientcmd.ConfigOverrides{CurrentContext: t.Context}).ClientConfig()
 		if err != nil {
-			return WithCode(ExitUnavailable, fmt.Errorf("load kubeconfig: %w", err))
+			return WithCode(ExitUsage, fmt.Errorf("load kubeconfig %s: %w", t.Kubeconfig, err))
 		}
 		if err := reachable(ctx, rc); err != nil {
 			return WithCode(ExitUnavailable, fmt.Errorf("cluster of %s does not answer: %w", t.Kubeconfig, err))
