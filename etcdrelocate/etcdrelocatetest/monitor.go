@@ -59,10 +59,10 @@ type MonitorReport struct {
 	// MaxVoters and MaxLearners are the largest membership seen.
 	MaxVoters, MaxLearners int
 	// Starved counts samples in which voters did not answer Status in
-	// time but a linearizable read proved quorum (counted at fault
-	// tolerance 0, the least that proves); Unknown samples in which
-	// nothing answered in time (not counted). Both mean a starved
-	// machine, not a loss of quorum.
+	// time but the others agreed on a leader, which proves quorum
+	// (counted at fault tolerance 0, the least that proves); Unknown
+	// samples in which nothing answered in time (not counted). Both mean
+	// a starved machine, not a loss of quorum.
 	Starved, Unknown int
 }
 
@@ -146,12 +146,8 @@ func (m *Monitor) run(ctx context.Context) {
 	}
 }
 
-// sampleTimeout bounds each Status of a sample; quorumReadTimeout the
-// quorum read that settles a sample in which members did not answer.
-const (
-	sampleTimeout     = time.Second
-	quorumReadTimeout = 3 * time.Second
-)
+// sampleTimeout bounds each Status of a sample.
+const sampleTimeout = time.Second
 
 // voterState is what a sample learnt of one voter.
 type voterState int
@@ -164,14 +160,13 @@ const (
 )
 
 // sample returns the fault tolerance, unsynced voters, voters and learners,
-// and what the sample was: counted, counted after a quorum read proved
-// quorum (starved), or not counted (unknown). A member that does not answer
-// Status in time on a starved machine is unknown, not down: when such
-// members are all that stands between the sample and a quorum loss, a
-// linearizable read that requires a leader settles it. If the cluster
-// serves it, quorum is there (fault tolerance at least 0); if the cluster
-// answers with an error (no leader, a timeout of its own), quorum is lost;
-// if nothing answers in time either, the sample is unknown.
+// and how the sample counts. A member that does not answer Status in time
+// on a starved machine is unknown, not down: when such members are all
+// that stands between the sample and a quorum loss, the voters that
+// answered settle it. If they agree on a leader (with etcd's check-quorum a
+// leader steps down within an election timeout of losing quorum), quorum
+// is there: fault tolerance at least 0, a starved sample. If one reports no
+// leader, quorum is lost. If none answered, the sample is unknown.
 func (m *Monitor) sample(ctx context.Context) (ft, unsynced, voters, learners int, kind sampleKind) {
 	cctx, cancel := context.WithTimeout(ctx, sampleTimeout)
 	ml, err := m.cli.MemberList(cctx, clientv3.WithSerializable())
@@ -205,19 +200,30 @@ func (m *Monitor) sample(ctx context.Context) (ft, unsynced, voters, learners in
 	if ft >= 0 || silent == 0 || etcdrelocate.FaultTolerance(voters, healthy+silent) < 0 {
 		return ft, unsynced, voters, learners, sampleCounted
 	}
-	switch m.quorumRead(ctx) {
-	case nil:
-		return 0, unsynced, voters, learners, sampleStarved
-	case errNoAnswer:
-		return 0, 0, 0, 0, sampleUnknown
-	default:
-		return ft, unsynced, voters, learners, sampleCounted
+	// Members that answered settle it: a leader (with etcd's check-quorum
+	// it steps down within an election timeout of losing quorum) that
+	// the others agree on proves quorum; one that reports no leader is
+	// the cluster saying it has none.
+	var leader uint64
+	for _, mem := range ml.Members {
+		s, ok := states[mem.ID]
+		if mem.IsLearner || !ok || s.state != voterHealthy {
+			continue
+		}
+		if s.leader == 0 || (leader != 0 && s.leader != leader) {
+			return ft, unsynced, voters, learners, sampleCounted
+		}
+		leader = s.leader
 	}
+	if leader == 0 {
+		return 0, 0, 0, 0, sampleUnknown
+	}
+	return 0, unsynced, voters, learners, sampleStarved
 }
 
 type memberSample struct {
-	state              voterState
-	applied, committed uint64
+	state                      voterState
+	applied, committed, leader uint64
 }
 
 // statuses asks every member for its Status in parallel; it returns each
@@ -239,7 +245,7 @@ func (m *Monitor) statuses(ctx context.Context, members []*pb.Member) (map[uint6
 			case err == nil:
 				// A member that answers counts as up even if it reports
 				// "no leader": an election is a pause, not a loss.
-				s = memberSample{state: voterHealthy, applied: r.RaftAppliedIndex, committed: r.RaftIndex}
+				s = memberSample{state: voterHealthy, applied: r.RaftAppliedIndex, committed: r.RaftIndex, leader: r.Leader}
 			case noAnswer(err):
 				s.state = voterSilent
 			}
@@ -254,22 +260,6 @@ func (m *Monitor) statuses(ctx context.Context, members []*pb.Member) (map[uint6
 		lead.committed = max(lead.committed, s.committed)
 	}
 	return out, lead
-}
-
-// errNoAnswer is quorumRead's verdict when nothing answered in time.
-var errNoAnswer = errors.New("no answer in time")
-
-// quorumRead reads linearizably, requiring a leader: nil if the cluster
-// served it, errNoAnswer if no member answered in time, else the
-// cluster's own error.
-func (m *Monitor) quorumRead(ctx context.Context) error {
-	cctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), quorumReadTimeout)
-	defer cancel()
-	_, err := m.cli.Get(cctx, "/etcdrelocatetest/monitor", clientv3.WithCountOnly())
-	if err != nil && noAnswer(err) {
-		return errNoAnswer
-	}
-	return err
 }
 
 // noAnswer reports an error that means no reply came in time (the client
