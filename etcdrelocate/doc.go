@@ -142,7 +142,15 @@
 // added, "not a learner" on a promote means promoted, "member not found" on
 // a remove means removed; "unhealthy cluster" (the 5-second strict
 // reconfiguration check after any reconnect) is retried within
-// Timeouts.Membership. If the new pod does not run, or the learner does not
+// Timeouts.Membership; "member not found" on an add means etcd derived
+// the new ID (from the peer URL and the second) of a learner removed in the
+// same second, and the add is made again in the next one. A member that
+// stops answering (a stopped or hung process, a starved node) is waited for
+// within Options.StallBudget, reported as EventStalled and EventRecovered
+// progress events, and the time does not count against the interrupted
+// wait; past the budget Execute stops with a *StalledError (errors.Is
+// ErrStalled) naming the member, the membership it left and how to resume:
+// run Plan and Execute again once the member answers. If the new pod does not run, or the learner does not
 // catch up, within its bound, the executor removes the learner and stops,
 // leaving N−1 voters, and says so loudly (*RolledBackError, an Error log,
 // phase "rolled-back" in the checkpoint); it never re-adds the old member,
@@ -160,7 +168,8 @@
 // ErrAlarm, ErrTargetHasReplica, ErrUnknownLayout, ...). Execute returns a
 // *StepError naming the step that failed (the checkpoint stays; run Plan and
 // Execute again to resume), a *RolledBackError (errors.Is ErrRolledBack),
-// or the context's error. Waits that run out wrap ErrTimeout; quorum
+// or the context's error; a stall past the budget is a *StalledError inside the
+// *StepError. Waits that run out wrap ErrTimeout; quorum
 // trouble wraps ErrQuorumAtRisk; membership that does not match the
 // checkpoint wraps ErrUnexpectedMember. Verify wraps ErrVerify. Something
 // that could not be observed (a voter that answers Status but not HashKV)

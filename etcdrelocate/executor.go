@@ -69,6 +69,8 @@ type run struct {
 	bg context.Context
 	// snap is the snapshot streaming in the background, nil if none.
 	snap *bgSnapshot
+	// stall tracks members that stop answering.
+	stall *stallWatch
 }
 
 // Execute carries out plan p step by step. Each step first works out from
@@ -92,6 +94,9 @@ func (r *Relocator) Execute(ctx context.Context, p *Plan) (*Result, error) {
 	defer x.conn.close()
 	bg, stopBG := context.WithCancel(ctx)
 	x.bg = bg
+	// The steps' waits (not the snapshot's) wait for stalled members.
+	x.stall = newStallWatch(x)
+	ctx = withStallWatch(ctx, x.stall)
 	defer func() {
 		// Keep a snapshot that is still streaming when a step failed (it
 		// is a rollback point); a cancelled run cancels it and waits until
@@ -107,6 +112,7 @@ func (r *Relocator) Execute(ctx context.Context, p *Plan) (*Result, error) {
 			return x.res, err
 		}
 		r.emit(Event{Step: st.Kind, Index: i, Total: len(p.Steps), Phase: EventStarted, Message: st.Action})
+		x.stall.enter(st.Kind, i, len(p.Steps))
 		t0 := time.Now()
 		msg, skipped, err := x.step(ctx, st.Kind)
 		el := time.Since(t0)

@@ -2,9 +2,14 @@ package etcdrelocate
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/binary"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -42,6 +47,11 @@ type fakeEtcd struct {
 	// endpoint is set on a single-member view (MoveLeader's client).
 	endpoint string
 	parent   *fakeEtcd
+	// etcdIDs makes MemberAddAsLearner derive IDs as etcd does (from the
+	// peer URLs and the second, computeMemberID) and refuse an ID removed
+	// before with "member not found" (ErrIDRemoved through gRPC).
+	etcdIDs bool
+	removed map[uint64]bool
 }
 
 // newFakeEtcd returns a healthy cluster of n voters named m0…, member i
@@ -126,8 +136,16 @@ func (f *fakeEtcd) MemberAddAsLearner(ctx context.Context, urls []string) (*clie
 			return nil, rpctypes.ErrTooManyLearners
 		}
 	}
-	m := &pb.Member{ID: f.nextID, PeerURLs: urls, IsLearner: true}
-	f.nextID++
+	id := f.nextID
+	if f.etcdIDs {
+		id = etcdMemberID(urls, time.Now())
+		if f.removed[id] {
+			return nil, rpctypes.ErrMemberNotFound
+		}
+	} else {
+		f.nextID++
+	}
+	m := &pb.Member{ID: id, PeerURLs: urls, IsLearner: true}
 	f.members = append(f.members, m)
 	return &clientv3.MemberAddResponse{Member: m}, f.leave("add")
 }
@@ -165,7 +183,20 @@ func (f *fakeEtcd) MemberRemove(ctx context.Context, id uint64) (*clientv3.Membe
 	}
 	f.members = removeMember(f.members, id)
 	delete(f.status, id)
+	if f.removed == nil {
+		f.removed = map[uint64]bool{}
+	}
+	f.removed[id] = true
 	return &clientv3.MemberRemoveResponse{}, f.leave("remove")
+}
+
+// etcdMemberID is etcd's computeMemberID for a member added at now with an
+// empty cluster name (as MemberAdd does): the first 8 bytes of the SHA-1 of
+// the sorted peer URLs and the Unix second.
+func etcdMemberID(urls []string, now time.Time) uint64 {
+	u := slices.Sorted(slices.Values(urls))
+	sum := sha1.Sum([]byte(strings.Join(u, "") + strconv.FormatInt(now.Unix(), 10)))
+	return binary.BigEndian.Uint64(sum[:8])
 }
 
 func removeMember(ms []*pb.Member, id uint64) []*pb.Member {

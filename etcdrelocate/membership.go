@@ -169,6 +169,16 @@ func (m *memberOps) addLearner(ctx context.Context, peerURL string, oldID uint64
 			errors.Is(err, rpctypes.ErrTooManyLearners), transient(err):
 			m.log.Debug("member add: settling an unclear result", "url", peerURL, "err", err)
 			return settle(ctx, err)
+		case errors.Is(err, rpctypes.ErrMemberNotFound):
+			// etcd derives a new member's ID from its peer URLs and the
+			// second of the request (computeMemberID), and refuses an ID
+			// it has removed with ErrIDRemoved, which gRPC reports as
+			// "member not found". A learner of the same URL added and
+			// removed within this second (a misplaced pod moved at once)
+			// has that ID: the next second gives another.
+			m.log.Debug("member add: the ID of this second was removed; retrying in the next second", "url", peerURL)
+			waitNextSecond(ctx)
+			return settle(ctx, keepTrying{fmt.Errorf("the new member's ID was removed this second: %w", err)})
 		default:
 			return false, err
 		}
@@ -213,4 +223,14 @@ func (m *memberOps) promote(ctx context.Context, id uint64, bound time.Duration)
 		return fmt.Errorf("promote %s (%d times not in sync): %w", FormatID(id), notReady, err)
 	}
 	return nil
+}
+
+// waitNextSecond sleeps until the next wall-clock second (or ctx ends).
+func waitNextSecond(ctx context.Context) {
+	t := time.NewTimer(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 10*time.Millisecond)))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }

@@ -153,6 +153,25 @@ func TestMembershipAgainstEtcd(t *testing.T) {
 		require.Nil(t, byID(ms, id))
 	})
 
+	t.Run("re-adding a removed learner's URL in the same second", func(t *testing.T) {
+		// etcd derives the ID from the peer URL and the second: an add in
+		// the second of a removed learner gets its ID, refused as removed
+		// ("member not found"), and is made again in the next second.
+		url := unusedPeerURL(t)
+		for time.Now().Nanosecond() > int(200*time.Millisecond) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		before := f.api.seen(rpctypes.ErrMemberNotFound)
+		id, err := f.mem.addLearner(ctx, url, 0)
+		require.NoError(t, err)
+		require.NoError(t, f.mem.remove(ctx, id))
+		again, err := f.mem.addLearner(ctx, url, 0)
+		require.NoError(t, err)
+		require.NotEqual(t, id, again)
+		require.NoError(t, f.mem.remove(ctx, again))
+		t.Logf("etcd answered %q %d times before the add went through", rpctypes.ErrMemberNotFound, f.api.seen(rpctypes.ErrMemberNotFound)-before)
+	})
+
 	t.Run("old member still registered", func(t *testing.T) {
 		ms, err := f.mem.list(ctx)
 		require.NoError(t, err)

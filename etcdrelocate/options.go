@@ -45,6 +45,11 @@ type Options struct {
 	// MaxIndexLag is the largest difference of applied raft indexes between
 	// voters that preflight accepts. Default 1000.
 	MaxIndexLag uint64 `json:"maxIndexLag,omitempty"`
+	// StallBudget is how long Execute waits for a member that stops
+	// answering (a stopped or hung process, a starved node) before it
+	// stops with a *StalledError; while it waits it reports the stall in
+	// the progress events. Default 2 minutes.
+	StallBudget time.Duration `json:"stallBudget,omitempty"`
 }
 
 func (o Options) maxIndexLag() uint64 {

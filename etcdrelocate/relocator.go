@@ -127,7 +127,8 @@ const (
 	EventFailed  EventPhase = "failed"
 )
 
-// Event reports a step boundary to Config.Progress.
+// Event reports a step boundary, or a stalled member (EventStalled,
+// EventRecovered), to Config.Progress.
 type Event struct {
 	// Step is the step; Index its position (0-based) among Total steps.
 	Step         StepKind
@@ -139,4 +140,6 @@ type Event struct {
 	Message string
 	// Err is the step's error (Failed).
 	Err error
+	// Stall describes the member of an EventStalled or EventRecovered.
+	Stall *Stall
 }

@@ -16,6 +16,9 @@ import (
 // leader change, timeouts and unavailable endpoints. A transient error on a
 // membership RPC also leaves its outcome unknown.
 func transient(err error) bool {
+	if errors.Is(err, ErrStalled) {
+		return false
+	}
 	for _, e := range []error{rpctypes.ErrUnhealthy, rpctypes.ErrNoLeader, rpctypes.ErrNotLeader, rpctypes.ErrLeaderChanged,
 		rpctypes.ErrStopped, rpctypes.ErrTimeout, rpctypes.ErrTimeoutDueToLeaderFail, rpctypes.ErrTimeoutDueToConnectionLost,
 		rpctypes.ErrTimeoutWaitAppliedIndex, rpctypes.ErrNotCapable, context.DeadlineExceeded} {
@@ -55,13 +58,23 @@ func retry(ctx context.Context, bound time.Duration, what string, attempt func(c
 }
 
 // retryWake is retry that also tries again as soon as wake delivers (a
-// watch event on the objects the attempt reads).
+// watch event on the objects the attempt reads). Under Execute, an attempt
+// that did not succeed also asks the run's stallWatch whether a member has
+// stopped answering: time spent while one has does not count against
+// bound, and a stall past the budget ends the wait with its *StalledError.
 func retryWake(ctx context.Context, bound time.Duration, what string, wake <-chan struct{}, attempt func(ctx context.Context) (bool, error)) error {
 	deadline := time.Now().Add(bound)
+	sw := stallWatchFrom(ctx)
 	wait := pollMin
+	// last is when the previous check ended: while a member is stalled
+	// the time since (attempt, check and the pause before) is added back.
+	last := time.Now()
 	for {
 		done, err := attempt(ctx)
 		if err == nil && done {
+			if sw != nil {
+				sw.settle(ctx)
+			}
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -69,6 +82,16 @@ func retryWake(ctx context.Context, bound time.Duration, what string, wake <-cha
 		}
 		if err != nil && !transient(err) {
 			return err
+		}
+		if sw != nil {
+			stalled, serr := sw.check(ctx)
+			if serr != nil {
+				return serr
+			}
+			if stalled {
+				deadline = deadline.Add(time.Since(last))
+			}
+			last = time.Now()
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%w: %s after %s: %w", ErrTimeout, what, bound, lastErr(err))

@@ -221,10 +221,9 @@ func (x *run) catchUp(ctx context.Context) (string, bool, error) {
 	if !m.IsLearner {
 		return "already a voter", true, nil
 	}
-	sts := x.mem.voterStatuses(ctx, ms, m.ID)
-	leader := sts[agreedLeader(sts)]
-	if leader == nil {
-		return "", false, fmt.Errorf("%w: no agreed leader", ErrQuorumAtRisk)
+	leader, err := x.agreedLeader(ctx, ms, m.ID)
+	if err != nil {
+		return "", false, err
 	}
 	target := leader.RaftIndex
 	bound := x.r.t.catchUp(leader.DBSize)
@@ -249,6 +248,35 @@ func (x *run) catchUp(ctx context.Context) (string, bool, error) {
 		return "", false, err
 	}
 	return fmt.Sprintf("applied index %d ≥ leader's %d", applied, target), false, nil
+}
+
+// agreedLeader waits (within Timeouts.Membership, and for a stalled voter
+// within the stall budget) until the voters other than skip agree on a
+// leader, and returns the leader's Status. A member that resumed after a
+// stall, or an election, leaves them disagreeing for a moment. Running out
+// is ErrQuorumAtRisk, not ErrTimeout: the new member is not to blame, so
+// no rollback follows.
+func (x *run) agreedLeader(ctx context.Context, ms []*pb.Member, skip uint64) (*MemberStatus, error) {
+	var leader *MemberStatus
+	var seen string
+	err := retry(ctx, x.r.t.Membership, "an agreed leader", func(ctx context.Context) (bool, error) {
+		if ms == nil {
+			var err error
+			if ms, err = x.mem.list(ctx); err != nil {
+				return false, err
+			}
+		}
+		sts := x.mem.voterStatuses(ctx, ms, skip)
+		if leader = sts[agreedLeader(sts)]; leader == nil {
+			seen, ms = leadersSeen(ms, sts), nil
+			return false, keepTrying{fmt.Errorf("%w: no agreed leader (%s)", ErrQuorumAtRisk, seen)}
+		}
+		return true, nil
+	})
+	if errors.Is(err, ErrTimeout) {
+		return nil, fmt.Errorf("%w: no agreed leader within %s (%s)", ErrQuorumAtRisk, x.r.t.Membership, seen)
+	}
+	return leader, err
 }
 
 // memberStatus asks one member for its Status on its own client URL.

@@ -81,45 +81,58 @@ func (x *run) stopMember(ctx context.Context) (string, bool, error) {
 }
 
 // claimOnTarget makes sure the member's claim will be provisioned on, or
-// bound to a volume of, the target node: it creates the claim itself from
-// the StatefulSet's template, or pins the claim the StatefulSet controller
-// created if it is not bound yet.
+// bound to a volume of, the target node. The StatefulSet controller cannot
+// create the claim while the old one is held; the moment the hold is let
+// go it may, and the scheduler would then bind it wherever it first looks.
+// So the pinned claim is built first and created the instant the name is
+// free (replaceHeld), and a claim the controller still managed to create
+// unpinned is taken over (held and deleted, then replaced) before it
+// binds. A claim bound elsewhere anyway is errMisplaced: its learner is
+// removed and the move starts again (relocateAgain).
 func (x *run) claimOnTarget(ctx context.Context) (string, bool, error) {
-	var msg string
-	skipped := false
-	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
 	var (
-		claim    *corev1.PersistentVolumeClaim
-		how      string
-		released string
+		msg, released string
+		skipped       bool
+		claim         *corev1.PersistentVolumeClaim
+		how           string
 	)
-	cur, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) || (err == nil && slices.Contains(cur.Finalizers, holdFinalizer)) {
-		// Build the pinned claim before letting the old one go, to keep
-		// the moment between the two as short as possible.
-		if claim, err = x.templateClaim(ctx); err != nil {
-			return "", false, err
+	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
+	pinned := func(ctx context.Context) (*corev1.PersistentVolumeClaim, error) {
+		if claim != nil {
+			return claim, nil
 		}
-		if how, err = x.pin(ctx, claim); err != nil {
-			return "", false, err
+		c, err := x.templateClaim(ctx)
+		if err != nil {
+			return nil, err
 		}
-		if ok, err := x.releaseHeld(ctx); err != nil {
-			return "", false, err
-		} else if ok {
-			released = "released the old claim; "
+		if how, err = x.pin(ctx, c); err != nil {
+			return nil, err
 		}
+		claim = c
+		return claim, nil
 	}
-	err = retry(ctx, x.r.t.Pod, "claim on the target node", func(ctx context.Context) (bool, error) {
+	err := retry(ctx, x.r.t.Pod, "claim on the target node", func(ctx context.Context) (bool, error) {
 		pvc, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
 		switch {
-		case apierrors.IsNotFound(err) && claim != nil:
-			if _, err := claims.Create(ctx, claim.DeepCopy(), metav1.CreateOptions{}); err != nil {
-				return false, keepTrying{err}
+		case apierrors.IsNotFound(err), err == nil && pvc.DeletionTimestamp != nil && slices.Contains(pvc.Finalizers, holdFinalizer):
+			if node := x.misplacedPod(ctx); node != "" {
+				// A claim taken over too late: its pod was placed already.
+				return false, fmt.Errorf("pod %s: %w (%s)", x.p.Member.Pod, errMisplaced, node)
 			}
-			msg = released + "created " + claim.Name + ", " + how + x.restartPendingPod(ctx)
+			var old *corev1.PersistentVolumeClaim
+			if err == nil {
+				old, released = pvc, "released the held claim; "
+			}
+			c, err := pinned(ctx)
+			if err != nil {
+				return false, err
+			}
+			created, err := x.replaceHeld(ctx, old, c)
+			if err != nil || !created {
+				return false, keepTrying{lastErr(err)}
+			}
+			msg = released + "created " + c.Name + ", " + how + x.restartPendingPod(ctx)
 			return true, nil
-		case apierrors.IsNotFound(err):
-			return false, fmt.Errorf("%w: claim %s vanished", ErrUnexpectedMember, x.p.Member.PVC)
 		case err != nil:
 			return false, keepTrying{err}
 		case pvc.DeletionTimestamp != nil:
@@ -138,12 +151,14 @@ func (x *run) claimOnTarget(ctx context.Context) (string, bool, error) {
 			msg, skipped = "claim already pinned to "+x.p.TargetNode, true
 			return true, nil
 		default:
-			how, err := x.pinExisting(ctx, pvc)
-			if err != nil {
+			// The StatefulSet controller's claim, not bound yet: hold and
+			// delete it (the scheduler does not place a pod whose claim
+			// is being deleted), then replace it with the pinned one.
+			x.r.log.Info("taking over the StatefulSet's unpinned claim", "claim", pvc.Name)
+			if err := x.holdAndDeleteClaim(ctx, string(pvc.UID)); err != nil {
 				return false, keepTrying{err}
 			}
-			msg = released + "pinned the StatefulSet's claim: " + how + x.restartPendingPod(ctx)
-			return true, nil
+			return false, keepTrying{errors.New("took over an unpinned claim")}
 		}
 	})
 	if errors.Is(err, errMisplaced) {
@@ -153,6 +168,77 @@ func (x *run) claimOnTarget(ctx context.Context) (string, bool, error) {
 		return x.claimOnTarget(ctx)
 	}
 	return msg, skipped, err
+}
+
+// misplacedPod returns the node of the member's pod if a new pod is
+// placed on another node than the target, else "".
+func (x *run) misplacedPod(ctx context.Context) string {
+	pod, err := x.r.cfg.Kube.CoreV1().Pods(x.p.Namespace).Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
+	if err != nil || string(pod.UID) == x.p.Member.PodUID || pod.DeletionTimestamp != nil ||
+		pod.Spec.NodeName == "" || pod.Spec.NodeName == x.p.TargetNode {
+		return ""
+	}
+	return pod.Spec.NodeName
+}
+
+// replaceHeld lets the held claim old (nil: none) go and creates claim in
+// its place the instant the name is free, retrying every few milliseconds:
+// the StatefulSet controller, which would create an unpinned claim, only
+// gets a moment. It reports false if another claim took the name (or the
+// old one stays, in use), for the caller to look at.
+func (x *run) replaceHeld(ctx context.Context, old, claim *corev1.PersistentVolumeClaim) (bool, error) {
+	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
+	if old != nil {
+		if err := x.setHold(ctx, string(old.UID), false); err != nil {
+			return false, err
+		}
+	}
+	deadline := time.Now().Add(replaceWindow)
+	for {
+		_, err := claims.Create(ctx, claim.DeepCopy(), metav1.CreateOptions{})
+		if err == nil {
+			return true, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return false, err
+		}
+		cur, err := claims.Get(ctx, claim.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return false, err
+		case old == nil || cur.UID != old.UID || time.Now().After(deadline):
+			return false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(replacePoll):
+		}
+	}
+}
+
+// replaceHeld polls every replacePoll for up to replaceWindow (the old
+// claim's protection finalizer may take a moment to go).
+const (
+	replacePoll   = 10 * time.Millisecond
+	replaceWindow = 5 * time.Second
+)
+
+// holdAndDeleteClaim puts the hold on the claim with the UID and deletes
+// it.
+func (x *run) holdAndDeleteClaim(ctx context.Context, uid string) error {
+	if err := x.setHold(ctx, uid, true); err != nil {
+		return err
+	}
+	u := types.UID(uid)
+	err := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace).Delete(ctx, x.p.Member.PVC,
+		metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &u}})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("delete claim %s: %w", x.p.Member.PVC, err)
+	}
+	return nil
 }
 
 // restartPendingPod deletes the member's pod if it waits unscheduled: it
@@ -246,24 +332,6 @@ func (x *run) pin(ctx context.Context, claim *corev1.PersistentVolumeClaim) (str
 	}
 	claim.Spec.VolumeName = pv
 	return "pre-bound to local volume " + pv + " on " + x.p.TargetNode, nil
-}
-
-// pinExisting pins an unbound claim someone else created.
-func (x *run) pinExisting(ctx context.Context, pvc *corev1.PersistentVolumeClaim) (string, error) {
-	c := pvc.DeepCopy()
-	how, err := x.pin(ctx, c)
-	if err != nil {
-		return "", err
-	}
-	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, annSelectedNode, x.p.TargetNode)
-	if c.Spec.VolumeName != "" {
-		patch = fmt.Appendf(nil, `{"spec":{"volumeName":%q}}`, c.Spec.VolumeName)
-	}
-	_, err = x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace).Patch(ctx, pvc.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-	if err != nil {
-		return "", fmt.Errorf("pin claim %s: %w", pvc.Name, err)
-	}
-	return how, nil
 }
 
 // staticClass reports whether the claim's storage class uses statically
