@@ -36,9 +36,13 @@ var (
 	// "verison" is reported, never silently dropped) and the field is kept
 	// and written back. ParseTenant still refuses them (an error).
 	ErrUnknownField = errors.New("tenant: unknown field")
-	// ErrDuplicateField is returned (inside a *FieldError) when a document
-	// sets the same field twice.
+	// ErrDuplicateField is a document setting the same field twice: a
+	// warning of ParseSpec and ParseKubernetes (K-duplicate-key; the last
+	// value counts, as in Helm), an error of ParseTenant.
 	ErrDuplicateField = errors.New("tenant: duplicate field")
+	// ErrUnknownRelease is returned by Check for a Platform.Release that
+	// is not one of Releases.
+	ErrUnknownRelease = errors.New("tenant: unknown Cozystack release")
 )
 
 // FieldError is one problem with one field. Err is one of the package's

@@ -97,6 +97,10 @@ var (
 	// reservations are set on a node group whose size the chart cannot know:
 	// no resources.memory (resources.cpu) and no instanceType.
 	ErrKubeletNeedsSize = errors.New("tenant: kubelet reservations need the node's size")
+	// ErrInstanceTypeNotFound is returned for a node group sized by an
+	// instanceType that Platform.InstanceTypes does not list: the chart's
+	// lookup finds no VirtualMachineClusterInstancetype of that name.
+	ErrInstanceTypeNotFound = errors.New("tenant: instanceType not found in the cluster")
 )
 
 // Errors of the chart's health-check and autoscaler rules.
@@ -123,6 +127,10 @@ var (
 	// ErrEmptyName warns of an empty GPU name or OIDC user email
 	// (K-gpu-name-empty, K-oidc-email-empty): "" is a string to the schema.
 	ErrEmptyName = errors.New("tenant: empty name")
+	// ErrDuplicateUser warns of an OIDC user email listed twice
+	// (K-oidc-email-duplicate): the chart applies a binding per entry, all
+	// of one name, so the last entry's role wins.
+	ErrDuplicateUser = errors.New("tenant: OIDC user listed twice")
 	// ErrNodeGroupUnsized warns of a node group with instanceType "" and
 	// neither resources.cpu nor resources.memory (K-nodegroup-unsized): the
 	// VM gets no instance type and no explicit size. (With only one of them,
