@@ -52,12 +52,12 @@ type chartCase struct {
 	// Tenantkit is "reject" where a deliberate tenantkit rule (a K- rule
 	// of the case's rules) refuses what the chart renders.
 	Tenantkit string        `json:"tenantkit,omitempty"`
-	Rules    []string      `json:"rules"`
-	Warnings []string      `json:"warnings,omitempty"`
-	Platform chartPlatform `json:"platform,omitzero"`
-	Note     string        `json:"note,omitempty"`
-	Values   *string       `json:"values,omitempty"`
-	Object   *string       `json:"object,omitempty"`
+	Rules     []string      `json:"rules"`
+	Warnings  []string      `json:"warnings,omitempty"`
+	Platform  chartPlatform `json:"platform,omitzero"`
+	Note      string        `json:"note,omitempty"`
+	Values    *string       `json:"values,omitempty"`
+	Object    *string       `json:"object,omitempty"`
 
 	file string
 }
