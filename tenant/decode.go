@@ -18,9 +18,11 @@ import (
 // breaks the chart (ErrNullValue), "" where only an absent key means the
 // default (ErrInvalidValue, ErrMaxUnhealthy, ErrDuration), a fractional
 // number as a quantity (ErrMalformed). The errors are a *ValidationError.
-// Syntax and type errors wrap ErrMalformed; a field set twice is
-// ErrDuplicateField. Fields the model does not know are kept (the chart's
-// schema allows them): Check warns of them and YAML writes them back.
+// Syntax and type errors wrap ErrMalformed. The document is read as Helm
+// reads values: a field set twice keeps its last value (Check warns,
+// ErrDuplicateField), a merge key yields to the keys beside it. Fields the
+// model does not know are kept (the chart's schema allows them): Check
+// warns of them and YAML writes them back.
 // Use Check for the chart's rules on the values.
 func ParseKubernetes(data []byte) (*Kubernetes, error) {
 	var k Kubernetes
@@ -50,8 +52,8 @@ func ParseKubernetes(data []byte) (*Kubernetes, error) {
 // read-modify-write loses nothing (UnknownFields lists them, YAML writes
 // them back, Client.ApplyKubernetes preserves them). Unlike
 // ParseKubernetes it does not check the document: what is stored is read.
-// Syntax and type errors wrap ErrMalformed; a field set twice is still an
-// error (ErrDuplicateField).
+// Syntax and type errors wrap ErrMalformed; a field set twice keeps its
+// last value, as in Helm.
 func DecodeKubernetes(data []byte) (*Kubernetes, error) {
 	var k Kubernetes
 	raw, err := decode(data, &k, "", false)

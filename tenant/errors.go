@@ -57,7 +57,8 @@ type FieldError struct {
 	// Rule is the rule's ID in the catalogue of the chart's decisions
 	// (tenant/testdata/chart/RULES.md): "S-..." the values schema, "T-..."
 	// a template fail, "H-..." Helm, "A-..." cozystack-api, "K-..." a rule
-	// of tenantkit's own (always a warning). Empty for syntax errors.
+	// of tenantkit's own (a warning, or an error where the chart renders
+	// what cannot work). Empty for syntax errors. Decider says which.
 	Rule string
 	// Detail describes the offending value; it never holds secrets.
 	Detail string

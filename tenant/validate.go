@@ -50,17 +50,24 @@ func (k *Kubernetes) Validate(p Platform) error {
 // cozystack-api refuse to accept, for spec s on platform p: the error is
 // nil or a *ValidationError listing every problem, each a *FieldError
 // wrapping one of the package's sentinels with the chart's rule ID and
-// message. The warnings are what the chart accepts and tenantkit reports
-// (see Warnings): fields the model does not know, and its own rules
-// (ErrMinReplicasNegative, ErrMaxReplicasBelowMin, ErrEmptyName,
-// ErrNodeGroupUnsized, ErrNodeGroupResources without an instanceType,
-// ErrCustomConfigUnreadable, ErrCustomConfigVersion).
+// message; each says who decides it (FieldError.Decider, and
+// ValidationError.By for one decider's part): the chart, Helm,
+// cozystack-api, or tenantkit where the chart renders what cannot work (an
+// OIDC user without email, ErrEmptyName; an inline customConfig the
+// cluster's apiserver will refuse, ErrCustomConfigUnreadable,
+// ErrCustomConfigVersion). The warnings are what the chart accepts and
+// tenantkit reports (see Warnings): fields the model does not know (and
+// addons.fluxcd of a release without it), keys set twice, and its own
+// rules (ErrMinReplicasNegative, ErrMaxReplicasBelowMin, ErrEmptyName of a
+// GPU, ErrDuplicateUser, ErrNodeGroupUnsized, ErrNodeGroupResources
+// without an instanceType). p.Release picks the Cozystack release.
 //
 // What only a document shows (missing required keys, explicit nulls, ""
 // for a default) is checked by ParseSpec and ParseKubernetes; Check sees
 // typed values, where "" means the default. Decisions that need a lookup
 // in the management cluster (does an instance type exist, how big is it)
-// are not made: kubelet totals are checked for groups sized by resources.
+// are made with p.InstanceTypes and not without: kubelet totals are then
+// checked for groups sized by resources only.
 func (s KubernetesSpec) Check(p Platform) (Warnings, error) {
 	var ps, ws problems
 	s.check(p, &ps, &ws)
