@@ -51,7 +51,12 @@ type chartCase struct {
 	API string `json:"api,omitempty"`
 	// Tenantkit is "reject" where a deliberate tenantkit rule (a K- rule
 	// of the case's rules) refuses what the chart renders.
-	Tenantkit string        `json:"tenantkit,omitempty"`
+	Tenantkit string `json:"tenantkit,omitempty"`
+	// Oracle is, for a generated case, what Helm v4 said rendering the
+	// chart (its error, or "rendered"): the verdict is Helm's; the reason,
+	// the warnings and the verdicts apart from the chart's are not
+	// compared.
+	Oracle   string        `json:"oracle,omitempty"`
 	Rules     []string      `json:"rules"`
 	Warnings  []string      `json:"warnings,omitempty"`
 	Platform  chartPlatform `json:"platform,omitzero"`
@@ -142,7 +147,7 @@ func runChartCorpus(t *testing.T, cases []chartCase, r tenant.Release) {
 				t.Errorf("%s (%s): %s", c.Name, c.file, msg)
 			}
 		}
-		if err == nil && c.Expect == verdictAccept {
+		if err == nil && c.Expect == verdictAccept && c.Oracle == "" {
 			require.NoError(t, chartRoundTrip(c, r, *got.spec, got.warnings), "%s: spec.YAML()", c.Name)
 			roundTrips++
 		}
@@ -214,6 +219,9 @@ func tenantkitDecision(c chartCase, r tenant.Release) (decision, error) {
 // for S-type or S-quantity), an acceptance warns of exactly the case's K-
 // rules. It returns what is wrong, or "".
 func chartReason(c chartCase, d decision, err error) string {
+	if c.Oracle != "" {
+		return ""
+	}
 	if d.chart == verdictAccept {
 		if err != nil {
 			return "" // refused by cozystack-api or tenantkit: separateVerdicts
@@ -245,6 +253,9 @@ func chartReason(c chartCase, d decision, err error) string {
 // A- rules; where it says a tenantkit rule refuses, for one of its K-
 // rules, and nowhere else.
 func separateVerdicts(c chartCase, d decision, err error) string {
+	if c.Oracle != "" {
+		return ""
+	}
 	if c.API != "" && d.api != c.API {
 		return fmt.Sprintf("cozystack-api %s, tenantkit's API part %s: %v", c.API, d.api, err)
 	}

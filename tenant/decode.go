@@ -39,7 +39,7 @@ func ParseKubernetes(data []byte) (*Kubernetes, error) {
 	keepNullVolumeSources(spec, &k.Spec)
 	var ps problems
 	checkDocument(spec, "spec", &ps)
-	k.Spec.doc = newDocFacts(data, "", "spec", &ps)
+	k.doc = newDocFacts(data, "", "spec", &ps)
 	if err := ps.err(); err != nil {
 		return nil, err
 	}

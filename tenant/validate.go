@@ -32,6 +32,7 @@ func (k *Kubernetes) Check(p Platform) (Warnings, error) {
 	}
 	spec := k.Spec
 	spec.unknown = k.specUnknown()
+	spec.doc = k.doc
 	spec.check(p, &ps, &ws)
 	return Warnings(ws), ps.err()
 }
