@@ -57,12 +57,12 @@ type chartCase struct {
 	// the warnings and the verdicts apart from the chart's are not
 	// compared.
 	Oracle   string        `json:"oracle,omitempty"`
-	Rules     []string      `json:"rules"`
-	Warnings  []string      `json:"warnings,omitempty"`
-	Platform  chartPlatform `json:"platform,omitzero"`
-	Note      string        `json:"note,omitempty"`
-	Values    *string       `json:"values,omitempty"`
-	Object    *string       `json:"object,omitempty"`
+	Rules    []string      `json:"rules"`
+	Warnings []string      `json:"warnings,omitempty"`
+	Platform chartPlatform `json:"platform,omitzero"`
+	Note     string        `json:"note,omitempty"`
+	Values   *string       `json:"values,omitempty"`
+	Object   *string       `json:"object,omitempty"`
 
 	file string
 }
