@@ -107,11 +107,60 @@ func TestBindings(t *testing.T) {
 	for name, users := range map[string][]tenant.OIDCUser{
 		"empty email":  {{Role: tenant.RoleView}},
 		"unknown role": {{Email: "a@b", Role: "owner"}},
-		"duplicate":    {{Email: "a@b", Role: tenant.RoleView}, {Email: "a@b", Role: tenant.RoleAdmin}},
 	} {
 		_, err := oidc.Bindings(acme, users)
 		require.ErrorIs(t, err, oidc.ErrInvalidUser, name)
 	}
+}
+
+// Bindings and tenant's Check decide users alike: what Check refuses
+// Bindings refuses, and an email listed twice, which Check warns of, is one
+// binding with the last entry's role, as the chart's Job leaves it.
+func TestBindings_agreeWithCheck(t *testing.T) {
+	for name, tt := range map[string]struct {
+		users    []tenant.OIDCUser
+		wantRole string // of the one binding, when accepted
+	}{
+		"empty email": {users: []tenant.OIDCUser{{Role: tenant.RoleView}}},
+		"duplicate, last admin": {users: []tenant.OIDCUser{{Email: "a@b", Role: tenant.RoleView}, {Email: "a@b", Role: tenant.RoleAdmin}},
+			wantRole: "cluster-admin"},
+		"duplicate, last view": {users: []tenant.OIDCUser{{Email: "a@b", Role: tenant.RoleAdmin}, {Email: "a@b", Role: tenant.RoleView}},
+			wantRole: "view"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			spec := tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: tt.users}}
+			w, checkErr := spec.Check(tenant.Platform{})
+			bindings, err := oidc.Bindings(acme, tt.users)
+			if tt.wantRole == "" {
+				require.ErrorIs(t, checkErr, tenant.ErrEmptyName)
+				require.ErrorIs(t, err, tenant.ErrEmptyName)
+				require.ErrorIs(t, err, oidc.ErrInvalidUser)
+				return
+			}
+			require.NoError(t, checkErr)
+			require.True(t, w.Has(tenant.ErrDuplicateUser))
+			require.NoError(t, err)
+			require.Len(t, bindings, 1)
+			require.Equal(t, tt.wantRole, bindings[0].RoleRef.Name)
+			require.Equal(t, oidc.BindingName(acme.Release(), "a@b"), bindings[0].Name)
+		})
+	}
+}
+
+// The Secrets the chart renders carry its Helm labels.
+func TestChartLabels(t *testing.T) {
+	require.Equal(t, map[string]string{
+		"helm.sh/chart":                "kubernetes-0.0.0",
+		"app.kubernetes.io/name":       "kubernetes",
+		"app.kubernetes.io/instance":   "kubernetes-prod",
+		"app.kubernetes.io/version":    "1.32.6",
+		"app.kubernetes.io/managed-by": "Helm",
+	}, oidc.ChartLabels(acme, ""))
+	require.Equal(t, "kubernetes-1.6.2_build.1", oidc.ChartLabels(acme, "1.6.2+build.1")["helm.sh/chart"])
+	auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, RootHost: "example.org", ChartVersion: "1.7.0",
+		OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}})
+	require.NoError(t, err)
+	require.Equal(t, oidc.ChartLabels(acme, "1.7.0"), auth.Secret.Labels)
 }
 
 func TestPlanRBAC(t *testing.T) {

@@ -57,6 +57,9 @@ type AuthenticationSpec struct {
 	// are then Authentication.Warnings instead of the error, and
 	// Authentication.Config is nil when the text does not decode.
 	SkipConfigCheck bool
+	// ChartVersion is the installed chart's version, for the helm.sh/chart
+	// label of the Secret (see ChartLabels); "" is the source's 0.0.0.
+	ChartVersion string
 }
 
 // AuthenticationSpecFor returns the input of RenderAuthentication for
@@ -163,7 +166,7 @@ func RenderAuthentication(spec AuthenticationSpec) (*Authentication, error) {
 		secretName = custom.SecretRef.Name
 	}
 	if out.YAML != nil {
-		out.Secret = configSecret(spec.Cluster, out.YAML)
+		out.Secret = configSecret(spec.Cluster, spec.ChartVersion, out.YAML)
 	}
 	out.APIServerArgs = []string{tenant.AuthenticationConfigFlag}
 	out.Volume = &corev1.Volume{Name: tenant.AuthenticationConfigVolume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
@@ -259,12 +262,13 @@ func JWTAuthenticator(c ref.Cluster, issuerURL string, caPEM []byte) apiserver.J
 }
 
 // configSecret returns the Secret holding the configuration of c.
-func configSecret(c ref.Cluster, data []byte) *corev1.Secret {
+// It carries the chart's Helm labels (ChartLabels).
+func configSecret(c ref.Cluster, chartVersion string, data []byte) *corev1.Secret {
 	return &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: c.OIDCAuthnConfigSecret(), Namespace: c.Namespace,
-			Labels: labels(c),
+			Labels: ChartLabels(c, chartVersion),
 		},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{ref.OIDCAuthnConfigKey: data},

@@ -158,13 +158,16 @@ func TestRenderCustomConfig_checks(t *testing.T) {
 			require.ErrorIs(t, auth.Warnings[0], tc.want)
 		})
 	}
-	// The same fact decides tenant's warning and the renderer's refusal.
+	// The same fact decides tenant's refusal (tenantkit's, not the
+	// chart's) and the renderer's.
 	k := tenant.KubernetesSpec{Version: "v1.31", OIDC: customOIDC(v1)}
-	w, err := k.Check(tenant.Platform{})
-	require.NoError(t, err, "the chart accepts it")
-	require.True(t, w.Has(tenant.ErrCustomConfigVersion))
+	_, err := k.Check(tenant.Platform{})
+	require.ErrorIs(t, err, tenant.ErrCustomConfigVersion)
+	var ve *tenant.ValidationError
+	require.ErrorAs(t, err, &ve)
+	require.NoError(t, ve.By(tenant.DecidedByChart, tenant.DecidedByHelm), "the chart accepts it")
 	k.Version = "v1.34"
-	w, err = k.Check(tenant.Platform{})
+	w, err := k.Check(tenant.Platform{})
 	require.NoError(t, err)
 	require.Empty(t, w)
 	_, err = oidc.RenderAuthentication(oidc.AuthenticationSpec{Cluster: acme, KubernetesVersion: "v1.34", OIDC: customOIDC(v1)})

@@ -151,8 +151,10 @@
 // # What it mirrors, and where it differs
 //
 // The artefacts are the chart's (packages/apps/kubernetes, at the commits
-// tenant/testdata/chart/RULES.md names; the tests compare with the texts
-// recorded there): templates/oidc-authn-config.yaml (the configuration
+// tenant/testdata/chart/RULES.md names; the OIDC templates are the same in
+// both Cozystack releases tenantkit mirrors, tenant.Release20260819 and
+// tenant.Release20260821 at cozystack 3c780ac; the tests compare with the
+// texts recorded there): templates/oidc-authn-config.yaml (the configuration
 // text), oidc-keycloak.yaml (the client, with spec.name, and the scope,
 // with the chart's description, neither labelled), oidc-rbac-job.yaml (one
 // ClusterRoleBinding per user, named cozystack-oidc-<hash>, labelled with
@@ -168,15 +170,21 @@
 //   - An inline CustomConfig is stored verbatim only after kube-apiserver's
 //     decoding and validation pass and KubernetesVersion loads its
 //     apiVersion ([ErrInvalidConfig], [ErrConfigAPIVersion]); the chart
-//     stores any text, and tenant.Check only warns (the chart accepts it).
-//     AuthenticationSpec.SkipConfigCheck renders it as the chart does,
-//     with Authentication.Warnings.
+//     stores any text, and tenant.Check refuses it as tenantkit's own rule
+//     (the cluster's apiserver will refuse to start with it;
+//     tenant.ValidationError.By without tenant.DecidedByTenantkit is the
+//     chart's verdict, which accepts). AuthenticationSpec.SkipConfigCheck
+//     renders it as the chart does, with Authentication.Warnings.
 //   - AuthenticationSpec.IssuerURL and CertificateAuthority (a private
 //     issuer CA, written as issuer.certificateAuthority) have no chart
 //     field; left empty, the text is the chart's.
-//   - The configuration and kubeconfig Secrets carry this package's labels
-//     (app.kubernetes.io/managed-by=cozystack-oidc and the release), where
-//     the chart's carry its Helm labels.
+//   - The configuration and kubeconfig Secrets carry the chart's Helm
+//     labels ([ChartLabels]: helm.sh/chart, app.kubernetes.io/name,
+//     instance, version and managed-by Helm); the chart version, which
+//     Cozystack's build writes, is AuthenticationSpec.ChartVersion and
+//     KubeconfigSpec.ChartVersion ("" is the source's 0.0.0). The
+//     ClusterRoleBindings carry the Job's labels (managed-by
+//     cozystack-oidc and the release), by which [PlanRBAC] finds them.
 //   - The kubeconfig asks kubelogin for PKCE with --oidc-use-pkce, as the
 //     chart's Job writes it, which kubelogin accepts since 2021 and keeps,
 //     deprecated, since 2025; KubeconfigSpec.PKCE = [PKCEMethodS256]
@@ -185,8 +193,13 @@
 //     leaves out; IssuerCertificateAuthority, ClientID, ExtraScopes,
 //     Command and ExtraArgs change the exec block (the chart has no such
 //     settings).
-//   - [Bindings] refuses a user without email and a user listed twice
-//     ([ErrInvalidUser]), where the chart's Job would fail applying them.
+//   - [Bindings] decides users as tenant.KubernetesSpec.Check does: a
+//     user without email is refused ([ErrInvalidUser] and
+//     tenant.ErrEmptyName; Check's K-oidc-email-empty): the chart renders
+//     a binding with an empty subject, which the tenant apiserver refuses,
+//     so the chart's Job and the Helm release fail. An email listed twice
+//     is one binding with the last entry's role (Check warns,
+//     K-oidc-email-duplicate), as the Job's applies of one name leave it.
 //     Pruning follows the Job: [RBAC.Sync] deletes the release's bindings no
 //     user needs; in mode None the Job touches none, which package
 //     cozystack's Cluster.SyncOIDCUsers follows (Cluster.PruneOIDCUsers

@@ -69,6 +69,9 @@ type KubeconfigSpec struct {
 	// InstallHint is shown by kubectl when the plugin is missing. Empty
 	// means none, as the chart writes it.
 	InstallHint string
+	// ChartVersion is the installed chart's version, for the helm.sh/chart
+	// label of KubeconfigSecret (see ChartLabels); "" is the source's 0.0.0.
+	ChartVersion string
 }
 
 // SuggestedInstallHint is an InstallHint for kubectl oidc-login.
@@ -162,7 +165,7 @@ func KubeconfigSecret(spec KubeconfigSpec) (*corev1.Secret, error) {
 	return &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{Name: spec.Cluster.OIDCKubeconfigSecret(), Namespace: spec.Cluster.Namespace,
-			Labels: labels(spec.Cluster)},
+			Labels: ChartLabels(spec.Cluster, spec.ChartVersion)},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{ref.OIDCKubeconfigKey: data},
 	}, nil

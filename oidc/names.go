@@ -56,6 +56,48 @@ func checkCluster(c ref.Cluster) error {
 }
 
 // labels returns the labels of the objects rendered for c.
+// The chart's Helm labels (kubernetes.labels in templates/_helpers.tpl at
+// cozystack 3c780ac), on the Secrets it renders: helm.sh/chart is
+// "kubernetes-<chart version>", app.kubernetes.io/version the chart's
+// appVersion.
+const (
+	LabelHelmChart    = "helm.sh/chart"
+	LabelName         = "app.kubernetes.io/name"
+	LabelVersion      = "app.kubernetes.io/version"
+	ManagedByHelm     = "Helm"
+	ChartName         = "kubernetes"
+	ChartAppVersion   = "1.32.6"
+	ChartVersionUnset = "0.0.0"
+)
+
+// ChartLabels returns the labels the chart puts on the Secrets it renders
+// for cluster c (kubernetes.labels): helm.sh/chart kubernetes-<version>,
+// app.kubernetes.io/name kubernetes, app.kubernetes.io/instance the
+// release, app.kubernetes.io/version the chart's appVersion (1.32.6) and
+// app.kubernetes.io/managed-by Helm. chartVersion is the installed
+// chart's version, which Cozystack's build writes into Chart.yaml; ""
+// means the source's placeholder, 0.0.0.
+func ChartLabels(c ref.Cluster, chartVersion string) map[string]string {
+	if chartVersion == "" {
+		chartVersion = ChartVersionUnset
+	}
+	chart := strings.TrimSuffix(truncate(strings.ReplaceAll(ChartName+"-"+chartVersion, "+", "_"), 63), "-")
+	return map[string]string{
+		LabelHelmChart: chart,
+		LabelName:      ChartName,
+		LabelInstance:  c.Release(),
+		LabelVersion:   ChartAppVersion,
+		LabelManagedBy: ManagedByHelm,
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
 func labels(c ref.Cluster) map[string]string {
 	return map[string]string{LabelManagedBy: ManagedByValue, LabelInstance: c.Release()}
 }

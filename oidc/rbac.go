@@ -35,21 +35,34 @@ func BindingName(release, email string) string {
 }
 
 // Bindings returns the ClusterRoleBindings of cluster c for users, sorted by
-// name.
+// name, as the chart's bootstrap Job leaves them, and agreeing with
+// tenant.KubernetesSpec.Check:
+//
+//   - a user without an email is refused (ErrInvalidUser, also matching
+//     tenant.ErrEmptyName; Check's K-oidc-email-empty): the chart renders a
+//     binding with an empty User subject, the tenant apiserver refuses it,
+//     and the Job, and with it the Helm release, fails;
+//   - an email listed twice gives one binding, with the last entry's role
+//     (Check warns, K-oidc-email-duplicate): the Job applies one binding
+//     per entry, all of one name, so the last apply wins;
+//   - a role other than admin and view is refused (ErrInvalidUser; the
+//     schema's enum, S-oidc-users).
 func Bindings(c ref.Cluster, users []tenant.OIDCUser) ([]rbacv1.ClusterRoleBinding, error) {
-	seen := map[string]bool{}
+	index := map[string]int{}
 	out := make([]rbacv1.ClusterRoleBinding, 0, len(users))
 	for _, u := range users {
 		role := u.Role.ClusterRole()
 		switch {
 		case u.Email == "":
-			return nil, fmt.Errorf("%w: empty email", ErrInvalidUser)
+			return nil, fmt.Errorf("%w: %w: the chart would render a binding with an empty subject, which the tenant apiserver refuses", ErrInvalidUser, tenant.ErrEmptyName)
 		case role == "":
 			return nil, fmt.Errorf("%w: %s: role %q (want admin or view)", ErrInvalidUser, u.Email, u.Role)
-		case seen[u.Email]:
-			return nil, fmt.Errorf("%w: %s listed twice", ErrInvalidUser, u.Email)
 		}
-		seen[u.Email] = true
+		if i, dup := index[u.Email]; dup {
+			out[i].RoleRef.Name = role // the chart's Job applies the later entry over the earlier
+			continue
+		}
+		index[u.Email] = len(out)
 		out = append(out, rbacv1.ClusterRoleBinding{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
 			ObjectMeta: metav1.ObjectMeta{Name: BindingName(c.Release(), u.Email), Labels: labels(c)},

@@ -74,18 +74,19 @@ func (k AddonKey) Release(c ref.Cluster) string {
 	return c.AddonRelease(s)
 }
 
-// AddonReleases returns the HelmReleases the chart renders for the enabled
-// addons of k, in the order of AddonKeys. Like the chart, it
-// renders nothing when the tenant has no etcd yet; pass hasEtcd false for
-// that case.
-func (k *Kubernetes) AddonReleases(hasEtcd bool) []AddonRelease {
+// AddonReleases returns the HelmReleases the chart of release r renders
+// for the enabled addons of k, in the order of AddonKeys (FluxCD only for a
+// release that has it, see Release.HasFluxCD). Like the chart, it renders
+// nothing when the tenant has no etcd yet; pass hasEtcd false for that
+// case.
+func (k *Kubernetes) AddonReleases(r Release, hasEtcd bool) []AddonRelease {
 	if !hasEtcd {
 		return nil
 	}
 	c := k.Ref()
 	var out []AddonRelease
 	for _, key := range AddonKeys() {
-		if !k.Spec.Addons.Enabled(key) {
+		if !k.Spec.Addons.Enabled(key) || key == FluxCD && !r.HasFluxCD() {
 			continue
 		}
 		ac := addonCharts[key]

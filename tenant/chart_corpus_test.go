@@ -20,9 +20,14 @@ import (
 
 // The golden corpus of the Cozystack kubernetes chart's decisions: value
 // sets with the chart's verdict, derived from testdata/chart/RULES.md (the
-// chart's schema, template fail rules, Helm's and cozystack-api's rules).
-// TestChartCorpus requires tenantkit to decide every in-scope case as the
-// chart does, for the chart's reason, and to warn exactly of the case's
+// chart's schema, template fail rules, Helm's rules) or labelled by
+// rendering the chart with Helm (the generated cases), and apart from it
+// the verdicts of cozystack-api and of tenantkit's own rules where they
+// differ. TestChartCorpus requires tenantkit, for every release a case
+// holds for, to decide every in-scope case as the chart does (the chart's
+// and Helm's part of its error: ValidationError.By), for the chart's
+// reason, to refuse exactly where the case says cozystack-api or a
+// deliberate tenantkit rule refuses, and to warn exactly of the case's
 // tenantkit-only (K-) rules.
 const chartDir = "testdata/chart"
 
@@ -35,8 +40,23 @@ const (
 
 // chartCase is one value set of the corpus.
 type chartCase struct {
-	Name     string        `json:"name"`
-	Expect   string        `json:"expect"`
+	Name string `json:"name"`
+	// Releases are the Cozystack releases the case holds for; none means
+	// every release.
+	Releases []tenant.Release `json:"releases,omitempty"`
+	// Expect is the chart's (and Helm's) verdict.
+	Expect string `json:"expect"`
+	// API is cozystack-api's verdict when it refuses what the chart would
+	// render ("reject"); empty: not compared.
+	API string `json:"api,omitempty"`
+	// Tenantkit is "reject" where a deliberate tenantkit rule (a K- rule
+	// of the case's rules) refuses what the chart renders.
+	Tenantkit string `json:"tenantkit,omitempty"`
+	// Oracle is, for a generated case, what Helm v4 said rendering the
+	// chart (its error, or "rendered"): the verdict is Helm's; the reason,
+	// the warnings and the verdicts apart from the chart's are not
+	// compared.
+	Oracle   string        `json:"oracle,omitempty"`
 	Rules    []string      `json:"rules"`
 	Warnings []string      `json:"warnings,omitempty"`
 	Platform chartPlatform `json:"platform,omitzero"`
@@ -51,10 +71,26 @@ type chartCase struct {
 type chartPlatform struct {
 	OIDCEnabled bool   `json:"oidcEnabled,omitempty"`
 	RootHost    string `json:"rootHost,omitempty"`
+
+	// InstanceTypes gives Check Cozystack's default catalogue of instance
+	// types (tenant.DefaultInstanceTypes), for the lookup rules.
+	InstanceTypes bool `json:"instanceTypes,omitempty"`
 }
 
-func (p chartPlatform) platform() tenant.Platform {
-	return tenant.Platform{OIDCEnabled: p.OIDCEnabled, RootHost: p.RootHost}
+func (p chartPlatform) platform(r tenant.Release) tenant.Platform {
+	out := tenant.Platform{OIDCEnabled: p.OIDCEnabled, RootHost: p.RootHost, Release: r}
+	if p.InstanceTypes {
+		out.InstanceTypes = tenant.DefaultInstanceTypes()
+	}
+	return out
+}
+
+// releases returns the releases c holds for.
+func (c chartCase) releases() []tenant.Release {
+	if len(c.Releases) == 0 {
+		return tenant.Releases()
+	}
+	return c.Releases
 }
 
 // chartRuleID matches the catalogue's rule IDs, such as
@@ -69,21 +105,27 @@ func TestChartCorpus(t *testing.T) {
 	rules := loadChartRules(t)
 	cases := loadChartCases(t)
 	checkChartCases(t, cases, rules)
+	for _, r := range tenant.Releases() {
+		t.Run(string(r), func(t *testing.T) { runChartCorpus(t, cases, r) })
+	}
+}
 
-	var inScope, agree, reason, roundTrips int
+// runChartCorpus decides every case of release r and reports agreement.
+func runChartCorpus(t *testing.T, cases []chartCase, r tenant.Release) {
+	var inScope, agree, reason, roundTrips, apiCases, tkCases int
 	byClass := map[string][2]int{} // class of the case's first rule -> {agree, total}
 	for _, c := range cases {
-		if c.Expect == verdictOutOfScope {
+		if c.Expect == verdictOutOfScope || !slices.Contains(c.releases(), r) {
 			continue
 		}
 		inScope++
-		got, err := tenantkitDecision(c)
+		got, err := tenantkitDecision(c, r)
 		class := c.Rules[0][:1]
 		n := byClass[class]
 		n[1]++
 		switch {
-		case got.verdict != c.Expect:
-			t.Errorf("%s (%s): chart %s, tenantkit %s: %v", c.Name, c.file, c.Expect, got.verdict, err)
+		case got.chart != c.Expect:
+			t.Errorf("%s (%s): chart %s, tenantkit %s: %v", c.Name, c.file, c.Expect, got.chart, err)
 		default:
 			agree++
 			n[0]++
@@ -94,13 +136,24 @@ func TestChartCorpus(t *testing.T) {
 			}
 		}
 		byClass[class] = n
-		if c.Expect == verdictAccept && got.verdict == verdictAccept {
-			require.NoError(t, chartRoundTrip(c, *got.spec, got.warnings), "%s: spec.YAML()", c.Name)
+		if got.parsed {
+			if c.API != "" {
+				apiCases++
+			}
+			if c.Tenantkit != "" {
+				tkCases++
+			}
+			if msg := separateVerdicts(c, got, err); msg != "" {
+				t.Errorf("%s (%s): %s", c.Name, c.file, msg)
+			}
+		}
+		if err == nil && c.Expect == verdictAccept && c.Oracle == "" {
+			require.NoError(t, chartRoundTrip(c, r, *got.spec, got.warnings), "%s: spec.YAML()", c.Name)
 			roundTrips++
 		}
 	}
-	t.Logf("agreement %d/%d (%.1f%%) on %d cases (%d out of scope); same reason and warnings: %d; round trips: %d",
-		agree, inScope, 100*float64(agree)/float64(inScope), len(cases), len(cases)-inScope, reason, roundTrips)
+	t.Logf("release %s: agreement %d/%d (%.1f%%) on the chart's verdict (%d out of scope or of other releases); same reason and warnings: %d; round trips: %d; cozystack-api verdicts compared: %d; deliberate tenantkit refusals: %d",
+		r, agree, inScope, 100*float64(agree)/float64(inScope), len(cases)-inScope, reason, roundTrips, apiCases, tkCases)
 	for _, class := range slices.Sorted(maps.Keys(byClass)) {
 		n := byClass[class]
 		t.Logf("  %s- rules: %d/%d", class, n[0], n[1])
@@ -109,35 +162,56 @@ func TestChartCorpus(t *testing.T) {
 
 // decision is what tenantkit decides of a case.
 type decision struct {
-	verdict  string
+	chart    string                 // the chart's and Helm's part of the decision
+	api      string                 // cozystack-api's part
+	kit      string                 // tenantkit's own rules
+	parsed   bool                   // the parser accepted the document (Check ran)
 	spec     *tenant.KubernetesSpec // nil when parsing failed
 	warnings tenant.Warnings
+	chartErr error // the chart's part of the error
 }
 
 // tenantkitDecision parses and checks a case the way a tenantkit user
-// does: the parser's document checks, then Check.
-func tenantkitDecision(c chartCase) (decision, error) {
-	p := c.Platform.platform()
+// does: the parser's document checks, then Check on release r. The
+// returned error is the whole of tenantkit's.
+func tenantkitDecision(c chartCase, r tenant.Release) (decision, error) {
+	p := c.Platform.platform(r)
+	var (
+		spec *tenant.KubernetesSpec
+		w    tenant.Warnings
+		err  error
+	)
 	if c.Object != nil {
-		k, err := tenant.ParseKubernetes([]byte(*c.Object))
-		if err != nil {
-			return decision{verdict: verdictReject}, err
+		k, perr := tenant.ParseKubernetes([]byte(*c.Object))
+		if perr != nil {
+			return decision{chart: verdictReject, api: verdictAccept, kit: verdictAccept, chartErr: perr}, perr
 		}
-		w, err := k.Check(p)
-		if err != nil {
-			return decision{verdict: verdictReject, spec: &k.Spec}, err
+		spec = &k.Spec
+		w, err = k.Check(p)
+	} else {
+		s, perr := tenant.ParseSpec([]byte(*c.Values))
+		if perr != nil {
+			return decision{chart: verdictReject, api: verdictAccept, kit: verdictAccept, chartErr: perr}, perr
 		}
-		return decision{verdict: verdictAccept, spec: &k.Spec, warnings: w}, nil
+		spec = &s
+		w, err = s.Check(p)
 	}
-	spec, err := tenant.ParseSpec([]byte(*c.Values))
-	if err != nil {
-		return decision{verdict: verdictReject}, err
+	d := decision{chart: verdictAccept, api: verdictAccept, kit: verdictAccept, parsed: true, spec: spec, warnings: w}
+	var ve *tenant.ValidationError
+	if errors.As(err, &ve) {
+		if d.chartErr = ve.By(tenant.DecidedByChart, tenant.DecidedByHelm); d.chartErr != nil {
+			d.chart = verdictReject
+		}
+		if ve.By(tenant.DecidedByAPI) != nil {
+			d.api = verdictReject
+		}
+		if ve.By(tenant.DecidedByTenantkit) != nil {
+			d.kit = verdictReject
+		}
+	} else if err != nil {
+		d.chart, d.chartErr = verdictReject, err
 	}
-	w, err := spec.Check(p)
-	if err != nil {
-		return decision{verdict: verdictReject, spec: &spec}, err
-	}
-	return decision{verdict: verdictAccept, spec: &spec, warnings: w}, nil
+	return d, err
 }
 
 // chartReason checks that an agreeing decision agrees for the chart's
@@ -145,7 +219,13 @@ func tenantkitDecision(c chartCase) (decision, error) {
 // for S-type or S-quantity), an acceptance warns of exactly the case's K-
 // rules. It returns what is wrong, or "".
 func chartReason(c chartCase, d decision, err error) string {
-	if d.verdict == verdictAccept {
+	if c.Oracle != "" {
+		return ""
+	}
+	if d.chart == verdictAccept {
+		if err != nil {
+			return "" // refused by cozystack-api or tenantkit: separateVerdicts
+		}
 		got := slices.Sorted(slices.Values(d.warnings.Rules()))
 		want := slices.Sorted(slices.Values(c.Warnings))
 		if !slices.Equal(got, want) {
@@ -154,11 +234,11 @@ func chartReason(c chartCase, d decision, err error) string {
 		return ""
 	}
 	var ve *tenant.ValidationError
-	if !errors.As(err, &ve) {
-		if errors.Is(err, tenant.ErrMalformed) && slices.ContainsFunc(typeRules, func(r string) bool { return slices.Contains(c.Rules, r) }) {
+	if !errors.As(d.chartErr, &ve) {
+		if errors.Is(d.chartErr, tenant.ErrMalformed) && slices.ContainsFunc(typeRules, func(r string) bool { return slices.Contains(c.Rules, r) }) {
 			return ""
 		}
-		return fmt.Sprintf("refused with %v, not a *tenant.ValidationError naming one of %v", err, c.Rules)
+		return fmt.Sprintf("refused with %v, not a *tenant.ValidationError naming one of %v", d.chartErr, c.Rules)
 	}
 	for _, r := range ve.Rules() {
 		if slices.Contains(c.Rules, r) {
@@ -168,6 +248,39 @@ func chartReason(c chartCase, d decision, err error) string {
 	return fmt.Sprintf("refused for %v, want one of %v: %v", ve.Rules(), c.Rules, err)
 }
 
+// separateVerdicts checks the verdicts apart from the chart's: where the
+// case says cozystack-api refuses, tenantkit refuses for one of the case's
+// A- rules; where it says a tenantkit rule refuses, for one of its K-
+// rules, and nowhere else.
+func separateVerdicts(c chartCase, d decision, err error) string {
+	if c.Oracle != "" {
+		return ""
+	}
+	if c.API != "" && d.api != c.API {
+		return fmt.Sprintf("cozystack-api %s, tenantkit's API part %s: %v", c.API, d.api, err)
+	}
+	want := orAccept(c.Tenantkit)
+	if d.kit != want {
+		return fmt.Sprintf("tenantkit's own rules: want %s, got %s: %v", want, d.kit, err)
+	}
+	var ve *tenant.ValidationError
+	if errors.As(err, &ve) {
+		for _, fe := range ve.Errors {
+			if d := fe.Decider(); (d == tenant.DecidedByAPI || d == tenant.DecidedByTenantkit) && !slices.Contains(c.Rules, fe.Rule) {
+				return fmt.Sprintf("refused by %s for %s, not one of the case's rules %v", d, fe.Rule, c.Rules)
+			}
+		}
+	}
+	return ""
+}
+
+func orAccept(v string) string {
+	if v == "" {
+		return verdictAccept
+	}
+	return v
+}
+
 // nodeGroupRequired are the keys the chart's schema requires in every node
 // group (RULES.md S-nodegroup-required); Helm applies no schema defaults.
 var nodeGroupRequired = []string{"minReplicas", "maxReplicas", "instanceType", "diskSize"}
@@ -175,7 +288,7 @@ var nodeGroupRequired = []string{"minReplicas", "maxReplicas", "instanceType", "
 // chartRoundTrip checks that spec.YAML() of an accepted case is accepted
 // again, with the same warnings, and keeps the schema-required keys of
 // every node group.
-func chartRoundTrip(c chartCase, spec tenant.KubernetesSpec, warnings tenant.Warnings) error {
+func chartRoundTrip(c chartCase, r tenant.Release, spec tenant.KubernetesSpec, warnings tenant.Warnings) error {
 	out, err := spec.YAML()
 	if err != nil {
 		return err
@@ -184,11 +297,13 @@ func chartRoundTrip(c chartCase, spec tenant.KubernetesSpec, warnings tenant.War
 	if err != nil {
 		return fmt.Errorf("spec.YAML() does not parse again: %w\n%s", err, out)
 	}
-	w, err := again.Check(c.Platform.platform())
+	w, err := again.Check(c.Platform.platform(r))
 	if err != nil {
 		return fmt.Errorf("spec.YAML() is refused: %w\n%s", err, out)
 	}
-	if !slices.Equal(w.Rules(), warnings.Rules()) {
+	// A key set twice is written once.
+	notDuplicate := func(r string) bool { return r != "K-duplicate-key" }
+	if !slices.Equal(slices.Collect(filter(w.Rules(), notDuplicate)), slices.Collect(filter(warnings.Rules(), notDuplicate))) {
 		return fmt.Errorf("spec.YAML() warns of %v, the case of %v", w.Rules(), warnings.Rules())
 	}
 	var doc struct {
@@ -257,13 +372,21 @@ func checkChartCases(t *testing.T, cases []chartCase, rules map[string]bool) {
 		require.False(t, seen[c.Name], "%s: duplicate case name", where)
 		seen[c.Name] = true
 		require.Contains(t, []string{verdictAccept, verdictReject, verdictOutOfScope}, c.Expect, where)
+		require.Contains(t, []string{"", verdictReject}, c.API, "%s: api is reject or absent", where)
+		require.Contains(t, []string{"", verdictReject}, c.Tenantkit, "%s: tenantkit is reject or absent", where)
+		for _, r := range c.Releases {
+			require.True(t, r.Valid() && r != "", "%s: release %q is not one of tenant.Releases", where, r)
+		}
+		if c.Tenantkit != "" {
+			require.True(t, slices.ContainsFunc(c.Rules, func(r string) bool { return strings.HasPrefix(r, "K-") }), "%s: a tenantkit refusal names its K- rule", where)
+		}
 		require.True(t, (c.Values == nil) != (c.Object == nil), "%s: set exactly one of values and object", where)
 		require.NotEmpty(t, c.Rules, "%s: no rule", where)
 		for _, id := range c.Rules {
 			require.True(t, rules[id], "%s: rule %s is not in RULES.md", where, id)
 			used[id] = true
 		}
-		require.True(t, len(c.Warnings) == 0 || c.Expect == verdictAccept,
+		require.True(t, len(c.Warnings) == 0 || c.Expect == verdictAccept && c.API == "" && c.Tenantkit == "",
 			"%s: warnings belong to accepted cases (a rejected one gets an error)", where)
 		for _, id := range c.Warnings {
 			require.True(t, rules[id] && strings.HasPrefix(id, "K-"), "%s: warning %s is not a K- rule of RULES.md", where, id)
@@ -278,4 +401,15 @@ func checkChartCases(t *testing.T, cases []chartCase, rules map[string]bool) {
 	}
 	sort.Strings(unused)
 	require.Empty(t, unused, "catalogue rules no case exercises")
+}
+
+// filter yields the elements of s that keep accepts.
+func filter[T any](s []T, keep func(T) bool) func(func(T) bool) {
+	return func(yield func(T) bool) {
+		for _, v := range s {
+			if keep(v) && !yield(v) {
+				return
+			}
+		}
+	}
 }

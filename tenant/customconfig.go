@@ -6,30 +6,32 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// customConfigWarnings looks at the shape of an inline custom
+// customConfigProblems looks at the shape of an inline custom
 // AuthenticationConfiguration. The chart stores the text verbatim and
-// never reads it, so nothing here is an error; but kube-apiserver refuses
-// to start with a file that is not an AuthenticationConfiguration, or of
-// an API version its Kubernetes version does not load. Package oidc's
-// renderer validates the whole configuration as kube-apiserver does.
-func (s KubernetesSpec) customConfigWarnings(ws *problems) {
+// never reads it; but the cluster's kube-apiserver refuses to start with a
+// file that is not an AuthenticationConfiguration, or of an API version
+// its Kubernetes version does not load, so these are tenantkit's errors
+// (K-customconfig-parse, K-authn-version; ValidationError.By without
+// DecidedByTenantkit is the chart's verdict). Package oidc's renderer
+// validates the whole configuration as kube-apiserver does.
+func (s KubernetesSpec) customConfigProblems(ws *problems) {
 	const f = "spec.oidc.customConfig.config"
 	var doc map[string]any
 	if err := yaml.Unmarshal([]byte(s.OIDC.CustomConfig.Config), &doc); err != nil || doc == nil {
-		ws.add(f, "K-customconfig-parse", ErrCustomConfigUnreadable, "not a YAML mapping; kube-apiserver would refuse to start")
+		ws.add(f, "K-customconfig-parse", ErrCustomConfigUnreadable, "not a YAML mapping: the cluster's kube-apiserver will refuse to start with it")
 		return
 	}
 	kind, _ := doc["kind"].(string)
 	apiVersion, _ := doc["apiVersion"].(string)
 	if _, known := authnConfigSince[apiVersion]; !known || kind != "AuthenticationConfiguration" {
 		ws.add(f, "K-customconfig-parse", ErrCustomConfigUnreadable, fmt.Sprintf(
-			"apiVersion %q, kind %q: want an apiserver.config.k8s.io AuthenticationConfiguration; kube-apiserver would refuse to start", apiVersion, kind))
+			"apiVersion %q, kind %q: want an apiserver.config.k8s.io AuthenticationConfiguration; the cluster's kube-apiserver will refuse to start with it", apiVersion, kind))
 		return
 	}
 	kv := string(orDefault(s.Version, DefaultVersion))
 	if loads, err := AuthenticationConfigLoads(kv, apiVersion); err == nil && !loads {
 		ws.add(f, "K-authn-version", ErrCustomConfigVersion, fmt.Sprintf(
-			"Kubernetes %s does not load %s (it is loaded from 1.%d); kube-apiserver would refuse to start — use %s",
+			"Kubernetes %s does not load %s (it is loaded from 1.%d): the cluster's kube-apiserver will refuse to start with it — use %s",
 			kv, apiVersion, authnConfigSince[apiVersion], AuthenticationConfigV1Beta1))
 	}
 }

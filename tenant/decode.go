@@ -18,9 +18,11 @@ import (
 // breaks the chart (ErrNullValue), "" where only an absent key means the
 // default (ErrInvalidValue, ErrMaxUnhealthy, ErrDuration), a fractional
 // number as a quantity (ErrMalformed). The errors are a *ValidationError.
-// Syntax and type errors wrap ErrMalformed; a field set twice is
-// ErrDuplicateField. Fields the model does not know are kept (the chart's
-// schema allows them): Check warns of them and YAML writes them back.
+// Syntax and type errors wrap ErrMalformed. The document is read as Helm
+// reads values: a field set twice keeps its last value (Check warns,
+// ErrDuplicateField), a merge key yields to the keys beside it. Fields the
+// model does not know are kept (the chart's schema allows them): Check
+// warns of them and YAML writes them back.
 // Use Check for the chart's rules on the values.
 func ParseKubernetes(data []byte) (*Kubernetes, error) {
 	var k Kubernetes
@@ -34,8 +36,10 @@ func ParseKubernetes(data []byte) (*Kubernetes, error) {
 	}
 	spec := specOf(raw)
 	keepFalsyResources(spec, &k.Spec)
+	keepNullVolumeSources(spec, &k.Spec)
 	var ps problems
 	checkDocument(spec, "spec", &ps)
+	k.doc = newDocFacts(data, "", "spec", &ps)
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
@@ -48,8 +52,8 @@ func ParseKubernetes(data []byte) (*Kubernetes, error) {
 // read-modify-write loses nothing (UnknownFields lists them, YAML writes
 // them back, Client.ApplyKubernetes preserves them). Unlike
 // ParseKubernetes it does not check the document: what is stored is read.
-// Syntax and type errors wrap ErrMalformed; a field set twice is still an
-// error (ErrDuplicateField).
+// Syntax and type errors wrap ErrMalformed; a field set twice keeps its
+// last value, as in Helm.
 func DecodeKubernetes(data []byte) (*Kubernetes, error) {
 	var k Kubernetes
 	raw, err := decode(data, &k, "", false)
@@ -58,6 +62,7 @@ func DecodeKubernetes(data []byte) (*Kubernetes, error) {
 	}
 	k.setUnknown(unknownOf(raw, &k))
 	keepFalsyResources(specOf(raw), &k.Spec)
+	keepNullVolumeSources(specOf(raw), &k.Spec)
 	return &k, checkKind(k.TypeMeta, KubernetesKind)
 }
 
@@ -73,8 +78,10 @@ func ParseSpec(data []byte) (KubernetesSpec, error) {
 	}
 	s.unknown = findUnknown(raw, reflect.TypeFor[KubernetesSpec]())
 	keepFalsyResources(raw, &s)
+	keepNullVolumeSources(raw, &s)
 	var ps problems
 	checkDocument(raw, "spec", &ps)
+	s.doc = newDocFacts(data, "spec", "spec", &ps)
 	return s, ps.err()
 }
 
@@ -180,12 +187,18 @@ func isNumberZero(v any) bool {
 	return false
 }
 
-// decode converts YAML (or JSON) to JSON and decodes it into v. Duplicate
-// fields are always refused; unknown fields only when strict (prefix is
-// prepended to their paths). It returns the document as decoded JSON, with
-// integers as int64.
+// decode converts YAML (or JSON) to JSON and decodes it into v. When
+// strict, duplicate and unknown fields are refused (prefix is prepended to
+// their paths); otherwise the document is read as Helm reads values (the
+// same YAML library, not strict): a key set twice keeps its last value and
+// a merge key's mapping yields to the keys beside it. It returns the
+// document as decoded JSON, with integers as int64.
 func decode(data []byte, v any, prefix string, strict bool) (any, error) {
-	j, err := yaml.YAMLToJSONStrict(data)
+	toJSON := yaml.YAMLToJSON
+	if strict {
+		toJSON = yaml.YAMLToJSONStrict
+	}
+	j, err := toJSON(data)
 	if err != nil {
 		if strings.Contains(err.Error(), "already set in map") {
 			return nil, &ValidationError{Errors: []*FieldError{{Field: "(document)", Err: ErrDuplicateField, Detail: yamlDetail(err)}}}

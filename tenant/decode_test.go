@@ -90,7 +90,6 @@ func TestParseSpec_errors(t *testing.T) {
 		wantRule  string
 		wantField string
 	}{
-		{"duplicate key", "host: a\nhost: b\n", tenant.ErrDuplicateField, "", ""},
 		{"not YAML", "version: [v1.35", tenant.ErrMalformed, "", ""},
 		{"wrong type", "nodeGroups: {md0: {minReplicas: many}}", tenant.ErrMalformed, "", ""},
 		{"bad quantity", "nodeGroups: {md0: {diskSize: lots}}", tenant.ErrMalformed, "", ""},
@@ -113,6 +112,10 @@ func TestParseSpec_errors(t *testing.T) {
 		{"empty duration", `maxNodeProvisionTime: ""`, tenant.ErrDuration, "T-duration-positive", "spec.maxNodeProvisionTime"},
 		{"fractional quantity", "nodeGroups: {md0: {" + group + ", resources: {cpu: 0.5, memory: 1Gi}}}", tenant.ErrMalformed, "S-quantity", "spec.nodeGroups.md0.resources.cpu"},
 		{"null node group", "nodeGroups: {md0: null}", tenant.ErrMalformed, "S-type", "spec.nodeGroups.md0"},
+		{"null on a node group's optional key", "nodeGroups: {md0: {" + group + ", roles: null}}", tenant.ErrNullValue, "S-type", "spec.nodeGroups.md0.roles"},
+		{"null section", "talos: null", tenant.ErrNullValue, "T-section-null", "spec.talos"},
+		{"null duration", "nodeHealthCheck: {readyFalseTimeout: null}", tenant.ErrNullValue, "T-duration-positive", "spec.nodeHealthCheck.readyFalseTimeout"},
+		{"empty node group maxUnhealthy", "nodeGroups: {md0: {" + group + `, maxUnhealthy: ""}}`, tenant.ErrMaxUnhealthy, "T-maxunhealthy-format", "spec.nodeGroups.md0.maxUnhealthy"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tenant.ParseSpec([]byte(tt.doc))
@@ -324,8 +327,9 @@ func TestDecodeKubernetes_keepsUnknownFields(t *testing.T) {
 	})
 
 	t.Run("errors other than unknown fields remain", func(t *testing.T) {
-		_, err := tenant.DecodeKubernetes([]byte("spec: {host: a, host: b}"))
-		require.ErrorIs(t, err, tenant.ErrDuplicateField)
+		k, err := tenant.DecodeKubernetes([]byte("spec: {host: a, host: b}"))
+		require.NoError(t, err, "a key set twice keeps its last value, as Helm reads it")
+		require.Equal(t, "b", k.Spec.Host)
 		_, err = tenant.DecodeKubernetes([]byte("spec: {nodeGroups: {md0: {minReplicas: many}}}"))
 		require.ErrorIs(t, err, tenant.ErrMalformed)
 		_, err = tenant.DecodeKubernetes([]byte("apiVersion: apps.cozystack.io/v1alpha1\nkind: Tenant\n"))
@@ -343,4 +347,44 @@ func TestDecodeTenant_keepsUnknownFields(t *testing.T) {
 	require.Contains(t, string(out), "postgres:\n    enabled: true")
 	_, err = tenant.ParseTenant(out)
 	require.ErrorIs(t, err, tenant.ErrUnknownField)
+}
+
+// Helm reads values with sigs.k8s.io/yaml, not strictly: the last of a
+// key set twice counts and a merge key yields to the keys beside it.
+// ParseSpec reads alike and warns of the key set twice.
+func TestParseSpec_readsYAMLAsHelm(t *testing.T) {
+	spec, err := tenant.ParseSpec([]byte("version: v1.99\nversion: v1.34\nnodeHealthCheck: {maxUnhealthy: x, maxUnhealthy: \"1\"}\n"))
+	require.NoError(t, err)
+	require.Equal(t, tenant.Version("v1.34"), spec.Version)
+	w, err := spec.Check(tenant.Platform{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"K-duplicate-key"}, w.Rules())
+	require.True(t, w.Has(tenant.ErrDuplicateField))
+	require.Len(t, w, 2)
+	require.Equal(t, "spec.version", w[0].Field)
+	require.Equal(t, "spec.nodeHealthCheck.maxUnhealthy", w[1].Field)
+
+	spec, err = tenant.ParseSpec([]byte("nodeGroups:\n  a: &g {minReplicas: 0, maxReplicas: 3, instanceType: u1.medium, diskSize: 20Gi}\n  b:\n    <<: *g\n    maxReplicas: 5\n"))
+	require.NoError(t, err)
+	require.Equal(t, 5, *spec.NodeGroups["b"].MaxReplicas)
+	require.Equal(t, 3, *spec.NodeGroups["a"].MaxReplicas)
+	w, err = spec.Check(tenant.Platform{})
+	require.NoError(t, err)
+	require.Empty(t, w, "a merge key's override is not a key set twice")
+
+	_, err = tenant.ParseTenant([]byte("metadata: {name: a, name: b}"))
+	require.ErrorIs(t, err, tenant.ErrDuplicateField, "ParseTenant stays strict")
+}
+
+// talos.registryMirrors is not looked into by the schema: an entry that is
+// not an object is kept as written.
+func TestParseSpec_registryMirrorOfAnotherShape(t *testing.T) {
+	spec, err := tenant.ParseSpec([]byte("talos: {registryMirrors: {docker.io: \"https://m\", ghcr.io: {endpoints: [https://g], tls: x}}}"))
+	require.NoError(t, err)
+	require.Equal(t, `"https://m"`, string(spec.Talos.RegistryMirrors["docker.io"].Raw))
+	require.Equal(t, []string{"https://g"}, spec.Talos.RegistryMirrors["ghcr.io"].Endpoints)
+	out, err := spec.YAML()
+	require.NoError(t, err)
+	require.Contains(t, string(out), "docker.io: https://m")
+	require.Contains(t, string(out), "tls: x", "unknown keys of an object entry are kept")
 }

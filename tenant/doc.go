@@ -65,47 +65,94 @@
 //
 // # What it mirrors, and where it differs
 //
+// Check mirrors the chart of one Cozystack release, Platform.Release
+// (zero: [LatestRelease]); [Releases] lists them:
+//
+//   - [Release20260819], cozystack main at 4385990 (2026-08-19): the chart
+//     with the FluxCD tenant addon (addons.fluxcd required by the schema,
+//     <release>-fluxcd-operator and <release>-fluxcd rendered).
+//   - [Release20260821], cozystack main at 3c780ac (2026-08-21), the
+//     latest: 7cca3d75e ("remove the FluxCD tenant addon", committed
+//     2026-08-20) removed addons.fluxcd, which is now an unknown field the
+//     chart ignores; [Kubernetes.AddonReleases] renders FluxCD only for a
+//     release that has it ([Release.HasFluxCD]).
+//
+// The tagged releases v1.6.0–v1.6.2 are not mirrored: their chart predates
+// podCpuLimit, podCpuRequest, logSerialConsole, talos.registryMirrors and
+// the node-health durations. To add the next release: a constant listed
+// last in Releases, its differences as methods of Release used where the
+// rule is decided, a "releases" entry on the corpus cases whose verdict it
+// changes (testdata/chart/cases; a case without one holds for every
+// release), and its commit in testdata/chart/RULES.md §0.
+//
 // The rules are read from the chart at the commits testdata/chart/RULES.md
-// names (the values schema as kubernetes-rd ships it at 0046662, the node
-// group templates at 0034da0, the OIDC templates at 3fb8ec5 and 48584a4);
-// the golden corpus testdata/chart/cases (456 value sets) holds tenantkit
-// to every decision: TestChartCorpus requires the chart's verdict, for the
-// chart's reason, and exactly the expected warnings. The addon list
-// includes fluxcd: the schema at 0046662 requires addons.fluxcd and
-// templates/helmreleases/fluxcd.yaml (stored at 4f97aef and fd54647)
-// renders it; the research notes' addon list (at 3c780ac, not stored)
-// omits it.
+// names (the values schema, values.yaml, cluster.yaml, cozy-lib's resource
+// helpers and the OIDC templates at 3c780ac, older files at the commits
+// listed there). The golden corpus testdata/chart/cases holds tenantkit
+// to every decision, per release: TestChartCorpus requires the chart's
+// verdict, for the chart's reason, the verdicts of cozystack-api and of
+// tenantkit's own rules where a case gives them, and exactly the expected
+// warnings.
+//
+// A refusal says who decides it ([FieldError.Decider]): the chart (its
+// schema and templates, S- and T- rules), Helm (H-), cozystack-api (A-:
+// a name that is not a DNS-1035 label, a top-level "_" key) or tenantkit
+// (K-). [ValidationError.By] keeps one decider's part: By(DecidedByChart,
+// DecidedByHelm) is what rendering the chart decides, By(DecidedByAPI)
+// what the API refuses before Helm sees the values.
+//
+// Values are read as Helm reads them (sigs.k8s.io/yaml, not strict): a
+// key set twice keeps its last value (Check warns, K-duplicate-key), a
+// merge key yields to the keys beside it. An explicit null is what Helm
+// makes of it: deleted where the chart's values.yaml has the key (then
+// refused where the schema requires the key, S-null-required, where the
+// templates need the section, T-section-null, or a duration,
+// T-duration-positive), kept elsewhere — every key of a node group, a
+// list item, a control-plane component's resources.cpu — where the schema
+// refuses it as a wrong type (S-type).
 //
 // Deliberate differences, each with its switch:
 //
-//   - Warnings, not errors, for what the chart accepts: unknown fields
-//     (ErrUnknownField), a negative minReplicas, maxReplicas below
-//     minReplicas, an empty GPU name or user email, one of cpu and memory
-//     without an instanceType, a group with neither instanceType nor
-//     resources (ErrNodeGroupUnsized), an inline customConfig that is not
-//     an AuthenticationConfiguration or of an apiVersion the cluster's
-//     version does not load (ErrCustomConfigUnreadable,
+//   - Errors of tenantkit's own (DecidedByTenantkit), where the chart
+//     renders what cannot work: an OIDC user without email (the chart's
+//     Job fails on the binding's empty subject, and the release with it;
+//     package oidc's Bindings refuses it alike) and an inline customConfig
+//     that is not an AuthenticationConfiguration or of an apiVersion the
+//     cluster's version does not load (the cluster's kube-apiserver will
+//     refuse to start with it; ErrCustomConfigUnreadable,
 //     ErrCustomConfigVersion; the fact is [AuthenticationConfigLoads]).
-//     Warnings.Err refuses them; ignoring the warnings accepts what the
-//     chart accepts.
+//     Switch: ValidationError.By without DecidedByTenantkit.
+//   - Warnings, not errors, for what the chart accepts: unknown fields
+//     (ErrUnknownField, addons.fluxcd of the latest release included), a
+//     key set twice (ErrDuplicateField), an email listed twice
+//     (ErrDuplicateUser), a negative minReplicas, maxReplicas below
+//     minReplicas, an empty GPU name, one of cpu and memory without an
+//     instanceType, a group with neither instanceType nor resources
+//     (ErrNodeGroupUnsized). Warnings.Err refuses them; ignoring the
+//     warnings accepts what the chart accepts.
 //   - What only a document shows is checked by ParseSpec and
 //     ParseKubernetes, not by DecodeKubernetes nor by Check on typed
 //     values, where "" and nil mean the default. Parse what users write.
+//     ParseTenant stays strict (unknown and duplicate keys refused): the
+//     tenant chart has not been compared.
 //   - An explicit null on a required key is refused as Helm refuses it; a
 //     newer cozystack-api repairs such nulls before Helm sees them
 //     (RULES.md A-null-normalize). Omit the key instead.
-//   - Decisions that need a lookup in the management cluster are not made:
-//     whether an instance type exists, and the kubelet totals of a group
-//     sized by its instance type (sized by resources, they are checked).
+//   - The rules the chart decides by a lookup in the management cluster
+//     (an instanceType that does not exist, T-instancetype-lookup; kubelet
+//     reservations against an instance type's size) are decided when
+//     Platform.InstanceTypes is given ([DefaultInstanceTypes] is
+//     Cozystack's u1.* series), and not made without it.
 //     cozystack-api's 32-character name cap of some builds
 //     (A-name-legacy-cap) is not applied; Helm's 53 is.
 //   - A node group's resources.cpu or .memory given as the number 0 reads
 //     as unset, as the chart's templates read it, and is not written back.
 //     Effective sizes from resources are Kubernetes quantities; the chart's
 //     helpers parse the same strings alike, exotic CPU units such as "1k"
-//     aside. A node group's maxUnhealthy of "" keeps the cluster's.
-//   - ParseTenant still refuses unknown fields: the tenant chart has not
-//     been compared.
+//     aside. An extra volume's source given as null (secret: null) counts
+//     as that source, as in the chart, and is written back as {}. A
+//     talos.registryMirrors entry that is not an object is kept as written
+//     (RegistryMirror.Raw).
 //
 // # Addons and their values
 //

@@ -18,7 +18,7 @@ import (
 // path is its field path ("spec"). The rules come from the chart struct
 // tags of the model (see KubernetesSpec).
 func checkDocument(raw any, path string, ps *problems) {
-	walkDocument(raw, reflect.TypeFor[KubernetesSpec](), path, ps)
+	walkDocument(raw, reflect.TypeFor[KubernetesSpec](), path, true, ps)
 }
 
 var (
@@ -26,15 +26,17 @@ var (
 	modelPkg     = reflect.TypeFor[KubernetesSpec]().PkgPath()
 )
 
-// walkDocument checks raw against t, one of the model's types.
-func walkDocument(raw any, t reflect.Type, path string, ps *problems) {
+// walkDocument checks raw against t, one of the model's types. defaults
+// says whether the chart's values.yaml holds raw's keys (Helm deletes an
+// explicit null there; elsewhere the schema sees it).
+func walkDocument(raw any, t reflect.Type, path string, defaults bool, ps *problems) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch t.Kind() {
 	case reflect.Struct:
 		if obj, ok := raw.(map[string]any); ok && t.PkgPath() == modelPkg {
-			walkStruct(obj, t, path, ps)
+			walkStruct(obj, t, path, defaults, ps)
 		}
 	case reflect.Map:
 		if obj, ok := raw.(map[string]any); ok && t.Key().Kind() == reflect.String {
@@ -62,11 +64,11 @@ func walkElement(raw any, t reflect.Type, path string, ps *problems) {
 		ps.add(path, "S-type", ErrMalformed, "null where the schema wants an object")
 		return
 	}
-	walkDocument(raw, t, path, ps)
+	walkDocument(raw, t, path, false, ps)
 }
 
 // walkStruct checks the fields of one object of type t.
-func walkStruct(obj map[string]any, t reflect.Type, path string, ps *problems) {
+func walkStruct(obj map[string]any, t reflect.Type, path string, defaults bool, ps *problems) {
 	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "" || name == "-" || !f.IsExported() {
@@ -74,6 +76,7 @@ func walkStruct(obj map[string]any, t reflect.Type, path string, ps *problems) {
 		}
 		field := path + "." + name
 		tag := parseChartTag(f.Tag.Get("chart"))
+		fieldDefaults := defaults && !tag.nodefault
 		v, present := obj[name]
 		switch {
 		case !present:
@@ -82,6 +85,10 @@ func walkStruct(obj map[string]any, t reflect.Type, path string, ps *problems) {
 			}
 		case v == nil:
 			switch {
+			case !fieldDefaults:
+				ps.add(field, "S-type", ErrNullValue, "the chart has no default for Helm to delete the key from, so the schema sees null, not "+schemaType(f.Type))
+			case tag.null == "T-section-null":
+				ps.add(field, tag.null, ErrNullValue, "Helm deletes the section and the chart's templates fail on it: nil pointer evaluating "+strings.TrimPrefix(field, "spec."))
 			case tag.null != "":
 				ps.add(field, tag.null, ErrNullValue, "Helm deletes the key and the chart has no value to render")
 			case tag.required:
@@ -101,14 +108,35 @@ func walkStruct(obj map[string]any, t reflect.Type, path string, ps *problems) {
 				}
 				continue
 			}
-			walkDocument(v, f.Type, field, ps)
+			walkDocument(v, f.Type, field, fieldDefaults, ps)
 		}
 	}
+}
+
+// schemaType names the JSON type the schema gives a field of Go type t.
+func schemaType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == quantityType:
+		return "a quantity"
+	case t.Kind() == reflect.String:
+		return "a string"
+	case t.Kind() == reflect.Bool:
+		return "a boolean"
+	case t.Kind() == reflect.Int, t.Kind() == reflect.Int64:
+		return "an integer"
+	case t.Kind() == reflect.Slice:
+		return "an array"
+	}
+	return "an object"
 }
 
 // chartTag is a parsed chart struct tag.
 type chartTag struct {
 	required, opaque     bool
+	nodefault            bool
 	missing, null, empty string
 }
 
@@ -121,6 +149,8 @@ func parseChartTag(tag string) chartTag {
 			ct.required = true
 		case "opaque":
 			ct.opaque = true
+		case "nodefault":
+			ct.nodefault = true
 		case "missing":
 			ct.missing = v
 		case "null":

@@ -36,9 +36,13 @@ var (
 	// "verison" is reported, never silently dropped) and the field is kept
 	// and written back. ParseTenant still refuses them (an error).
 	ErrUnknownField = errors.New("tenant: unknown field")
-	// ErrDuplicateField is returned (inside a *FieldError) when a document
-	// sets the same field twice.
+	// ErrDuplicateField is a document setting the same field twice: a
+	// warning of ParseSpec and ParseKubernetes (K-duplicate-key; the last
+	// value counts, as in Helm), an error of ParseTenant.
 	ErrDuplicateField = errors.New("tenant: duplicate field")
+	// ErrUnknownRelease is returned by Check for a Platform.Release that
+	// is not one of Releases.
+	ErrUnknownRelease = errors.New("tenant: unknown Cozystack release")
 )
 
 // FieldError is one problem with one field. Err is one of the package's
@@ -53,7 +57,8 @@ type FieldError struct {
 	// Rule is the rule's ID in the catalogue of the chart's decisions
 	// (tenant/testdata/chart/RULES.md): "S-..." the values schema, "T-..."
 	// a template fail, "H-..." Helm, "A-..." cozystack-api, "K-..." a rule
-	// of tenantkit's own (always a warning). Empty for syntax errors.
+	// of tenantkit's own (a warning, or an error where the chart renders
+	// what cannot work). Empty for syntax errors. Decider says which.
 	Rule string
 	// Detail describes the offending value; it never holds secrets.
 	Detail string

@@ -97,6 +97,10 @@ var (
 	// reservations are set on a node group whose size the chart cannot know:
 	// no resources.memory (resources.cpu) and no instanceType.
 	ErrKubeletNeedsSize = errors.New("tenant: kubelet reservations need the node's size")
+	// ErrInstanceTypeNotFound is returned for a node group sized by an
+	// instanceType that Platform.InstanceTypes does not list: the chart's
+	// lookup finds no VirtualMachineClusterInstancetype of that name.
+	ErrInstanceTypeNotFound = errors.New("tenant: instanceType not found in the cluster")
 )
 
 // Errors of the chart's health-check and autoscaler rules.
@@ -111,30 +115,38 @@ var (
 	ErrDuration = errors.New("tenant: duration must be a whole number of s, m or h")
 )
 
-// Sentinels of the warnings Check reports: rules tenantkit had before it
+// Sentinels of tenantkit's own rules: rules tenantkit had before it
 // followed the chart, kept because the values they catch are almost
-// certainly mistakes. The chart accepts all of them.
+// certainly mistakes. The chart accepts all of them; Check reports them as
+// warnings, except an empty OIDC email and an inline customConfig the
+// apiserver will refuse, which are errors decided by tenantkit.
 var (
 	// ErrMinReplicasNegative warns of a negative minReplicas (K-minreplicas-negative).
 	ErrMinReplicasNegative = errors.New("tenant: minReplicas is negative")
 	// ErrMaxReplicasBelowMin warns of maxReplicas below minReplicas
 	// (K-maxreplicas-below-min).
 	ErrMaxReplicasBelowMin = errors.New("tenant: maxReplicas is below minReplicas")
-	// ErrEmptyName warns of an empty GPU name or OIDC user email
-	// (K-gpu-name-empty, K-oidc-email-empty): "" is a string to the schema.
+	// ErrEmptyName warns of an empty GPU name (K-gpu-name-empty: "" is a
+	// string to the schema) and refuses an empty OIDC user email
+	// (K-oidc-email-empty, tenantkit's error: the chart renders a binding
+	// with an empty subject, which the tenant apiserver refuses).
 	ErrEmptyName = errors.New("tenant: empty name")
+	// ErrDuplicateUser warns of an OIDC user email listed twice
+	// (K-oidc-email-duplicate): the chart applies a binding per entry, all
+	// of one name, so the last entry's role wins.
+	ErrDuplicateUser = errors.New("tenant: OIDC user listed twice")
 	// ErrNodeGroupUnsized warns of a node group with instanceType "" and
 	// neither resources.cpu nor resources.memory (K-nodegroup-unsized): the
 	// VM gets no instance type and no explicit size. (With only one of them,
 	// ErrNodeGroupResources warns.)
 	ErrNodeGroupUnsized = errors.New("tenant: node group has neither an instanceType nor resources")
-	// ErrCustomConfigUnreadable warns of an inline customConfig.config that
+	// ErrCustomConfigUnreadable refuses an inline customConfig.config that
 	// is not an AuthenticationConfiguration (K-customconfig-parse): the
 	// chart stores it verbatim and kube-apiserver refuses it at start.
 	// Check looks at its shape only; package oidc's renderer validates it
 	// as kube-apiserver does.
 	ErrCustomConfigUnreadable = errors.New("tenant: customConfig.config is not an AuthenticationConfiguration")
-	// ErrCustomConfigVersion warns of an inline customConfig.config whose
+	// ErrCustomConfigVersion refuses an inline customConfig.config whose
 	// apiVersion the cluster's kube-apiserver does not load
 	// (K-authn-version), such as apiserver.config.k8s.io/v1 on v1.31 (see
 	// AuthenticationConfigLoads).

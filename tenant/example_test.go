@@ -32,7 +32,7 @@ func Example() {
 	c := k.Ref()
 	fmt.Println(c.Release())
 	fmt.Println(c.AdminKubeconfigSecret())
-	for _, r := range k.AddonReleases(true) {
+	for _, r := range k.AddonReleases(tenant.LatestRelease, true) {
 		fmt.Printf("%s -> %s in %s\n", r.Name, r.ReleaseName, r.TargetNamespace)
 	}
 	// Output:

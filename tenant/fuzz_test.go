@@ -32,6 +32,9 @@ func FuzzParseKubernetes(f *testing.F) {
 		"spec: {nodeGroups: {md0: {diskSize: 1e3Ki, maxReplicas: -1}}}",
 		"spec: {nodeGroups: {md0: {minReplicas: 0, maxReplicas: 1, instanceType: '', diskSize: 1Gi, resources: {cpu: 0, memory: 1Gi}, kubelet: {evictionHardMemory: 1e3Mi, systemReservedCpu: 0.0001}}}}",
 		"spec: {version: null, oidc: {mode: ''}, _x: 1, nodeHealthCheck: {maxUnhealthy: '1%%'}}",
+		"spec: {talos: {registryMirrors: {docker.io: x, ghcr.io: [1], q: {endpoints: [a], tls: 1}}}, controlPlane: {apiServer: {extraVolumes: [{name: a, secret: null}]}}}",
+		"g: &g {minReplicas: 0}\nspec:\n  nodeGroups:\n    md0:\n      <<: *g\n      minReplicas: 1\n      minReplicas: 2\n",
+		"spec: {addons: null, nodeGroups: {md0: {gpus: null, resources: {memory: null}}}, controlPlane: {scheduler: {resources: {limits: {cpu: 1}}}}}",
 		"- a\n- b\n",
 		"",
 	} {

@@ -20,9 +20,9 @@ const (
 )
 
 // nodeSize is what the chart knows of a node group's size: effective
-// memory in bytes and CPU in millicores, from resources. From an instance
-// type the chart looks the size up in the cluster; tenantkit does not, and
-// skips the checks that need it (lookup says so).
+// memory in bytes and CPU in millicores, from resources, else from the
+// instance type the chart looks up. Without a catalogue tenantkit cannot
+// look it up, and skips the checks that need it (lookup says so).
 type nodeSize struct {
 	memory, cpu         float64
 	hasMemory, hasCPU   bool
@@ -30,23 +30,27 @@ type nodeSize struct {
 	lookup              bool // the size comes from the instance type
 }
 
-func sizeOf(g NodeGroup) nodeSize {
+func sizeOf(g NodeGroup, it InstanceType, found bool) nodeSize {
 	var n nodeSize
 	if q := g.Resources.Memory; q != nil {
 		n.memory, n.hasMemory, n.memoryText = q.AsApproximateFloat64(), true, q.String()
+	} else if found && !it.Memory.IsZero() {
+		n.memory, n.hasMemory, n.memoryText = it.Memory.AsApproximateFloat64(), true, it.Memory.String()
 	}
 	if q := g.Resources.CPU; q != nil {
 		n.cpu, n.hasCPU, n.cpuText = float64(q.MilliValue()), true, q.String()
+	} else if found && it.CPU > 0 {
+		n.cpu, n.hasCPU, n.cpuText = float64(it.CPU*1000), true, fmt.Sprint(it.CPU)
 	}
-	n.lookup = g.InstanceType != "" && !g.SizedByResources()
+	n.lookup = g.InstanceType != "" && !g.SizedByResources() && !found
 	return n
 }
 
 // kubeletProblems checks a node group's kubelet settings as the chart
 // does: the form and sign of the reservations, the eviction thresholds,
 // and that reservations and hard eviction leave room on the node.
-func kubeletProblems(name, f string, g NodeGroup, ps *problems) {
-	k, n := g.Kubelet, sizeOf(g)
+func kubeletProblems(name, f string, g NodeGroup, n nodeSize, ps *problems) {
+	k := g.Kubelet
 	autoMi, autoMilli := 256, 50
 	if n.hasMemory {
 		autoMi = min(max(int(float64(int(n.memory/1048576))*0.05), 256), 1024)

@@ -45,6 +45,10 @@ type Kubernetes struct {
 	// unknown holds the fields of an object read from the API that the
 	// model does not know; they are written back on encode and apply.
 	unknown *unknownFields
+	// doc holds what ParseKubernetes saw in the document that Check
+	// decides on (kept here, not in Spec, so that it never makes an empty
+	// spec non-zero).
+	doc *docFacts
 }
 
 // Status is the status Cozystack reports on an application.

@@ -42,17 +42,23 @@ func TestKubernetes_Host(t *testing.T) {
 
 func TestKubernetes_AddonReleases(t *testing.T) {
 	k := tenant.NewKubernetes("tenant-acme", "prod", tenanttest.FullSpec())
-	out, err := yaml.Marshal(k.AddonReleases(true))
+	out, err := yaml.Marshal(k.AddonReleases(tenant.Release20260819, true))
 	require.NoError(t, err)
 	golden(t, "addon-releases-full", out)
+	require.Contains(t, string(out), "kubernetes-prod-fluxcd", "the FluxCD addon renders before its removal")
+	latest := k.AddonReleases(tenant.LatestRelease, true)
+	require.Len(t, latest, len(k.AddonReleases(tenant.Release20260819, true))-1, "only fluxcd differs")
+	for _, r := range latest {
+		require.NotEqual(t, tenant.FluxCD, r.Addon, "cozystack 7cca3d75e removed the FluxCD addon")
+	}
 
 	minimal := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{})
 	var names []string
-	for _, r := range minimal.AddonReleases(true) {
+	for _, r := range minimal.AddonReleases(tenant.LatestRelease, true) {
 		names = append(names, r.Name)
 	}
 	require.Equal(t, []string{"kubernetes-prod-cilium", "kubernetes-prod-coredns"}, names, "cilium and coredns are always on")
-	require.Empty(t, minimal.AddonReleases(false), "nothing renders before the tenant has an etcd")
+	require.Empty(t, minimal.AddonReleases(tenant.LatestRelease, false), "nothing renders before the tenant has an etcd")
 }
 
 func TestAddons_ValuesOverride(t *testing.T) {

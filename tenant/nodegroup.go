@@ -73,7 +73,7 @@ type NodeGroup struct {
 	LogSerialConsole bool `json:"logSerialConsole,omitempty"`
 	// MaxUnhealthy overrides NodeHealthCheck.MaxUnhealthy for this group;
 	// empty keeps the cluster's.
-	MaxUnhealthy string `json:"maxUnhealthy,omitempty"`
+	MaxUnhealthy string `json:"maxUnhealthy,omitempty" chart:"empty=T-maxunhealthy-format"`
 	// NodeStartupTimeout overrides NodeHealthCheck.NodeStartupTimeout for
 	// this group.
 	NodeStartupTimeout string `json:"nodeStartupTimeout,omitempty"`
@@ -96,9 +96,9 @@ func (g NodeGroup) MarshalJSON() ([]byte, error) {
 // Resources sets CPU and memory explicitly.
 type Resources struct {
 	// CPU is the number of cores, such as 4 or "500m".
-	CPU *resource.Quantity `json:"cpu,omitempty"`
+	CPU *resource.Quantity `json:"cpu,omitempty" chart:"nodefault"`
 	// Memory is the amount of RAM, such as "8Gi".
-	Memory *resource.Quantity `json:"memory,omitempty"`
+	Memory *resource.Quantity `json:"memory,omitempty" chart:"nodefault"`
 }
 
 // GPU is a GPU passed through to a worker VM.

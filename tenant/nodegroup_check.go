@@ -7,8 +7,14 @@ import (
 )
 
 // validateNodeGroups checks every node group as the chart does (errors)
-// and as tenantkit did before it followed the chart (warnings).
-func (s KubernetesSpec) validateNodeGroups(ps, ws *problems) {
+// and as tenantkit did before it followed the chart (warnings). With a
+// catalogue of instance types it decides the lookup rules too, for the
+// chart's default group as well when there is no other.
+func (s KubernetesSpec) validateNodeGroups(catalogue map[string]InstanceType, ps, ws *problems) {
+	if len(s.NodeGroups) == 0 && catalogue != nil {
+		def := DefaultNodeGroup()
+		lookupInstanceType(DefaultNodeGroupName, "spec.nodeGroups."+DefaultNodeGroupName, def, catalogue, ps)
+	}
 	for _, name := range slices.Sorted(maps.Keys(s.NodeGroups)) {
 		g := s.NodeGroups[name]
 		f := "spec.nodeGroups." + name
@@ -24,7 +30,11 @@ func (s KubernetesSpec) validateNodeGroups(ps, ws *problems) {
 			}
 		}
 		podCPUProblems(name, f, g, ps)
-		kubeletProblems(name, f, g, ps)
+		it, found := lookupInstanceType(name, f, g, catalogue, ps)
+		if g.InstanceType != "" && !g.SizedByResources() && catalogue != nil && !found {
+			continue // the chart fails at the lookup, before the kubelet rules
+		}
+		kubeletProblems(name, f, g, sizeOf(g, it, found), ps)
 	}
 }
 

@@ -30,6 +30,16 @@ type Platform struct {
 	// ClusterDomain is the management cluster's DNS domain
 	// (_cluster.cluster-domain), such as "cozy.local".
 	ClusterDomain string
+	// Release is the Cozystack release whose chart Check mirrors; zero is
+	// LatestRelease. ParseValues leaves it zero: the values Secret does not
+	// say.
+	Release Release
+	// InstanceTypes is the catalogue of the management cluster's
+	// VirtualMachineClusterInstancetypes by name, for the rules the chart
+	// decides by a lookup (an instanceType that does not exist, kubelet
+	// reservations against an instance type's size). Nil leaves them
+	// undecided; DefaultInstanceTypes is Cozystack's default catalogue.
+	InstanceTypes map[string]InstanceType
 }
 
 // valuesDoc is the document under ValuesSecretKey.

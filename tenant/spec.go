@@ -1,5 +1,10 @@
 package tenant
 
+import (
+	"bytes"
+	"encoding/json"
+)
+
 // KubernetesSpec holds the values of Cozystack's Kubernetes application
 // (chart packages/apps/kubernetes): the spec of an apps.cozystack.io/v1alpha1
 // Kubernetes object.
@@ -19,7 +24,10 @@ package tenant
 // supplies a default), "null=<rule>" (an explicit null fails that rule) and
 // "empty=<rule>" (a present "" fails that rule; only an absent key means
 // the default); "opaque" marks a value the schema does not look into
-// (x-kubernetes-preserve-unknown-fields).
+// (x-kubernetes-preserve-unknown-fields); "nodefault" marks a key the
+// chart's values.yaml does not hold, so that Helm keeps an explicit null
+// and the schema refuses it (S-type), as it does for every key of a map
+// entry or list item (a node group, a user).
 type KubernetesSpec struct {
 	// Version is the Kubernetes minor version. Default DefaultVersion.
 	Version Version `json:"version,omitempty" chart:"null=T-version-map,empty=S-version-enum"`
@@ -30,23 +38,23 @@ type KubernetesSpec struct {
 	// (immutable). Default "replicated".
 	StorageClass string `json:"storageClass,omitempty"`
 	// ControlPlane configures the Kamaji control plane.
-	ControlPlane ControlPlane `json:"controlPlane,omitzero"`
+	ControlPlane ControlPlane `json:"controlPlane,omitzero" chart:"null=T-section-null"`
 	// NodeGroups are the worker groups by name. When empty, the chart
 	// emits one default group, md0 (see DefaultNodeGroup).
 	NodeGroups map[string]NodeGroup `json:"nodeGroups,omitempty"`
 	// Addons configures the addons installed into the tenant cluster.
-	Addons Addons `json:"addons,omitzero"`
+	Addons Addons `json:"addons,omitzero" chart:"null=T-section-null"`
 	// OIDC selects how kubectl users authenticate to the tenant cluster.
-	OIDC OIDC `json:"oidc,omitzero"`
+	OIDC OIDC `json:"oidc,omitzero" chart:"null=T-section-null"`
 	// Talos configures the worker OS image.
-	Talos Talos `json:"talos,omitzero"`
+	Talos Talos `json:"talos,omitzero" chart:"null=T-section-null"`
 	// NodeHealthCheck tunes the MachineHealthCheck of the worker groups.
-	NodeHealthCheck NodeHealthCheck `json:"nodeHealthCheck,omitzero"`
+	NodeHealthCheck NodeHealthCheck `json:"nodeHealthCheck,omitzero" chart:"null=T-section-null"`
 	// MaxNodeProvisionTime bounds how long the autoscaler waits for a node
 	// (a duration such as "30m", see ErrDuration). Default "30m".
-	MaxNodeProvisionTime string `json:"maxNodeProvisionTime,omitempty" chart:"empty=T-duration-positive"`
+	MaxNodeProvisionTime string `json:"maxNodeProvisionTime,omitempty" chart:"null=T-duration-positive,empty=T-duration-positive"`
 	// Images overrides images of chart-internal helpers.
-	Images Images `json:"images,omitzero"`
+	Images Images `json:"images,omitzero" chart:"null=T-section-null"`
 	// SchedulingClass names a cluster-scoped SchedulingClass applied to the
 	// application's workloads; empty inherits the tenant's.
 	SchedulingClass string `json:"schedulingClass,omitempty"`
@@ -54,6 +62,8 @@ type KubernetesSpec struct {
 	// unknown holds the fields of the document under spec that the model
 	// does not know; they are written back on encode.
 	unknown *unknownFields
+	// doc holds what the document showed that Check decides by release.
+	doc *docFacts
 }
 
 // Talos configures the Talos worker image.
@@ -75,7 +85,10 @@ type Talos struct {
 	RegistryMirrors map[string]RegistryMirror `json:"registryMirrors,omitempty" chart:"required,opaque"`
 }
 
-// RegistryMirror is one entry of Talos's machine.registries.mirrors.
+// RegistryMirror is one entry of Talos's machine.registries.mirrors. The
+// chart's schema does not look into registryMirrors, so an entry of
+// another shape (such as a string) is kept as it was written (Raw) and
+// written back.
 type RegistryMirror struct {
 	// Endpoints are the mirror URLs, tried in order.
 	Endpoints []string `json:"endpoints,omitempty"`
@@ -85,6 +98,34 @@ type RegistryMirror struct {
 	// SkipFallback stops Talos falling back to the upstream registry when
 	// every mirror fails.
 	SkipFallback bool `json:"skipFallback,omitempty"`
+	// Raw is an entry that is not an object, as JSON; the fields above
+	// are then unset. Nil for an object.
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads an object into the fields and anything else into
+// Raw.
+func (m *RegistryMirror) UnmarshalJSON(b []byte) error {
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		*m = RegistryMirror{Raw: append(json.RawMessage(nil), t...)}
+		return nil
+	}
+	type plain RegistryMirror
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*m = RegistryMirror(p)
+	return nil
+}
+
+// MarshalJSON writes Raw when set, else the fields.
+func (m RegistryMirror) MarshalJSON() ([]byte, error) {
+	if m.Raw != nil {
+		return m.Raw, nil
+	}
+	type plain RegistryMirror
+	return json.Marshal(plain(m))
 }
 
 // DefaultTalosVersion is the chart's default Talos release.
@@ -99,9 +140,9 @@ type NodeHealthCheck struct {
 	// Ready. Default "20m". The chart passes it to Cluster API unchecked.
 	NodeStartupTimeout string `json:"nodeStartupTimeout,omitempty" chart:"required"`
 	// ReadyUnknownTimeout is how long Ready may be Unknown. Default "5m".
-	ReadyUnknownTimeout string `json:"readyUnknownTimeout,omitempty" chart:"empty=T-duration-positive"`
+	ReadyUnknownTimeout string `json:"readyUnknownTimeout,omitempty" chart:"null=T-duration-positive,empty=T-duration-positive"`
 	// ReadyFalseTimeout is how long Ready may be False. Default "10m".
-	ReadyFalseTimeout string `json:"readyFalseTimeout,omitempty" chart:"empty=T-duration-positive"`
+	ReadyFalseTimeout string `json:"readyFalseTimeout,omitempty" chart:"null=T-duration-positive,empty=T-duration-positive"`
 }
 
 // Images overrides images of chart-internal helpers (for air-gapped

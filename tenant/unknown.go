@@ -46,7 +46,7 @@ func findUnknown(raw any, t reflect.Type) *unknownFields {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+	if reflect.PointerTo(t).Implements(jsonUnmarshaler) && t.PkgPath() != modelPkg {
 		return nil
 	}
 	u := &unknownFields{}

@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/cozystack/tenantkit/ref"
@@ -11,11 +12,18 @@ import (
 func (k *Kubernetes) Check(p Platform) (Warnings, error) {
 	var ps, ws problems
 	if err := k.Ref().Validate(); err != nil {
-		rule := "A-name-dns1035"
-		if len(k.Ref().Release()) > ref.MaxReleaseLen {
-			rule = "H-release-name-53"
+		detail := strings.TrimPrefix(err.Error(), ref.ErrInvalidName.Error()+": ")
+		switch release := k.Ref().Release(); {
+		case len(release) > ref.MaxReleaseLen:
+			ps.add("metadata", "H-release-name-53", ref.ErrInvalidName, detail)
+			ps.add("metadata", "A-name-length", ref.ErrInvalidName, fmt.Sprintf("must be no more than %d characters (kubernetes-<name>)", ref.MaxReleaseLen))
+		default:
+			ps.add("metadata", "A-name-dns1035", ref.ErrInvalidName, detail)
+			if !helmReleaseName.MatchString(release) {
+				ps.add("metadata", "H-release-name-format", ref.ErrInvalidName, fmt.Sprintf(
+					"Helm refuses the release name %q: lower-case alphanumerics, '-' and '.', starting and ending with an alphanumeric", release))
+			}
 		}
-		ps.add("metadata", rule, ref.ErrInvalidName, strings.TrimPrefix(err.Error(), ref.ErrInvalidName.Error()+": "))
 	}
 	for _, path := range k.unknown.paths("") {
 		if !strings.HasPrefix(path, "spec.") {
@@ -24,9 +32,14 @@ func (k *Kubernetes) Check(p Platform) (Warnings, error) {
 	}
 	spec := k.Spec
 	spec.unknown = k.specUnknown()
+	spec.doc = k.doc
 	spec.check(p, &ps, &ws)
 	return Warnings(ws), ps.err()
 }
+
+// helmReleaseName is the form Helm requires of a release name
+// (RULES.md H-release-name-format).
+var helmReleaseName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // Validate returns the error of Check: nil or a *ValidationError.
 func (k *Kubernetes) Validate(p Platform) error {
@@ -38,17 +51,24 @@ func (k *Kubernetes) Validate(p Platform) error {
 // cozystack-api refuse to accept, for spec s on platform p: the error is
 // nil or a *ValidationError listing every problem, each a *FieldError
 // wrapping one of the package's sentinels with the chart's rule ID and
-// message. The warnings are what the chart accepts and tenantkit reports
-// (see Warnings): fields the model does not know, and its own rules
-// (ErrMinReplicasNegative, ErrMaxReplicasBelowMin, ErrEmptyName,
-// ErrNodeGroupUnsized, ErrNodeGroupResources without an instanceType,
-// ErrCustomConfigUnreadable, ErrCustomConfigVersion).
+// message; each says who decides it (FieldError.Decider, and
+// ValidationError.By for one decider's part): the chart, Helm,
+// cozystack-api, or tenantkit where the chart renders what cannot work (an
+// OIDC user without email, ErrEmptyName; an inline customConfig the
+// cluster's apiserver will refuse, ErrCustomConfigUnreadable,
+// ErrCustomConfigVersion). The warnings are what the chart accepts and
+// tenantkit reports (see Warnings): fields the model does not know (and
+// addons.fluxcd of a release without it), keys set twice, and its own
+// rules (ErrMinReplicasNegative, ErrMaxReplicasBelowMin, ErrEmptyName of a
+// GPU, ErrDuplicateUser, ErrNodeGroupUnsized, ErrNodeGroupResources
+// without an instanceType). p.Release picks the Cozystack release.
 //
 // What only a document shows (missing required keys, explicit nulls, ""
 // for a default) is checked by ParseSpec and ParseKubernetes; Check sees
 // typed values, where "" means the default. Decisions that need a lookup
 // in the management cluster (does an instance type exist, how big is it)
-// are not made: kubelet totals are checked for groups sized by resources.
+// are made with p.InstanceTypes and not without: kubelet totals are then
+// checked for groups sized by resources only.
 func (s KubernetesSpec) Check(p Platform) (Warnings, error) {
 	var ps, ws problems
 	s.check(p, &ps, &ws)
@@ -62,7 +82,9 @@ func (s KubernetesSpec) Validate(p Platform) error {
 }
 
 func (s KubernetesSpec) check(p Platform, ps, ws *problems) {
+	p.checkRelease(ps)
 	s.unknownProblems(ps, ws)
+	s.docProblems(p.Release, ps, ws)
 	if s.Version != "" && !s.Version.Valid() {
 		ps.add("spec.version", "S-version-enum", ErrInvalidValue, fmt.Sprintf("%q is not one of %s", s.Version, joinVersions()))
 	}
@@ -70,7 +92,7 @@ func (s KubernetesSpec) check(p Platform, ps, ws *problems) {
 	s.validateOIDC(&p, ps, ws)
 	s.validateAPIServer(ps)
 	s.validateAddons(ps)
-	s.validateNodeGroups(ps, ws)
+	s.validateNodeGroups(p.InstanceTypes, ps, ws)
 	s.validateHealth(ps)
 }
 
@@ -82,7 +104,11 @@ func (s KubernetesSpec) ValidateAuthentication() error {
 	var ps, ws problems
 	s.validateOIDC(nil, &ps, &ws)
 	s.validateAPIServer(&ps)
-	return ps.err()
+	ve, _ := ps.err().(*ValidationError)
+	if ve == nil {
+		return nil
+	}
+	return ve.By(DecidedByChart, DecidedByHelm, DecidedByAPI)
 }
 
 // unknownProblems sorts the fields the model does not know: a top-level
@@ -106,6 +132,22 @@ func (s KubernetesSpec) unknownProblems(ps, ws *problems) {
 			f := "spec.nodeGroups." + g + ".ephemeralStorage"
 			ps.add(f, "T-ephemeralstorage-removed", ErrFieldRemoved, fmt.Sprintf("nodeGroup %q: ephemeralStorage is no longer supported and should have been automatically migrated to diskSize by platform migration 41. If you see this error after upgrading, the migration did not run — check the cozystack-migration-hook Job logs in cozy-system.", g))
 			skip[f] = true
+		}
+	}
+	cp := u.child("controlPlane")
+	for _, c := range []struct {
+		path string
+		u    *unknownFields
+	}{
+		{"apiServer", cp.child("apiServer")}, {"controllerManager", cp.child("controllerManager")},
+		{"scheduler", cp.child("scheduler")}, {"konnectivity.server", cp.child("konnectivity").child("server")},
+	} {
+		for _, k := range []string{"limits", "requests"} {
+			if _, ok := c.u.child("resources").keys()[k]; ok {
+				f := "spec.controlPlane." + c.path + ".resources." + k
+				ps.add(f, "T-resources-flat", ErrInvalidValue, "ERROR: A flat map of resources expected, not nested `requests:` or `limits:` sections.")
+				skip[f] = true
+			}
 		}
 	}
 	for i, item := range u.child("controlPlane").child("apiServer").child("extraVolumes").itemsByIndex() {
@@ -158,15 +200,22 @@ func (s KubernetesSpec) validateOIDC(p *Platform, ps, ws *problems) {
 			ps.add("spec.oidc.customConfig", "T-oidc-customconfig-neither", ErrOIDCCustomConfigMissing,
 				"spec.oidc.mode: CustomConfig requires either spec.oidc.customConfig.config (inline AuthenticationConfiguration) or spec.oidc.customConfig.secretRef.name (Secret with config.yaml key).")
 		case inline:
-			s.customConfigWarnings(ws)
+			s.customConfigProblems(ps)
 		}
 	default:
 		ps.add("spec.oidc.mode", "S-oidc-mode-enum", ErrInvalidValue, fmt.Sprintf("%q is not one of None, System, CustomConfig", o.Mode))
 	}
+	first := map[string]int{}
 	for i, u := range o.Users {
 		f := fmt.Sprintf("spec.oidc.users[%d]", i)
 		if u.Email == "" {
-			ws.add(f+".email", "K-oidc-email-empty", ErrEmptyName, "no email: the binding would have an empty subject")
+			ps.add(f+".email", "K-oidc-email-empty", ErrEmptyName,
+				"no email: the chart renders a ClusterRoleBinding with an empty User subject, which the tenant apiserver refuses, so the chart's post-install Job fails and with it the Helm release")
+		} else if j, dup := first[u.Email]; dup {
+			ws.add(f+".email", "K-oidc-email-duplicate", ErrDuplicateUser, fmt.Sprintf(
+				"also users[%d]: the chart applies one ClusterRoleBinding of one name per entry, so the last entry's role wins", j))
+		} else {
+			first[u.Email] = i
 		}
 		if u.Role.ClusterRole() == "" {
 			ps.add(f+".role", "S-oidc-users", ErrInvalidValue, fmt.Sprintf("%q is not one of admin, view", u.Role))

@@ -49,7 +49,7 @@ func TestKubernetesSpec_Validate(t *testing.T) {
 		{name: "CustomConfig with neither source", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig}},
 			wantErr: tenant.ErrOIDCCustomConfigMissing, wantField: "spec.oidc.customConfig"},
 		{name: "CustomConfig inline", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
-			CustomConfig: tenant.CustomConfig{Config: "apiVersion: x"}}}},
+			CustomConfig: tenant.CustomConfig{Config: "apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\n"}}}},
 		{name: "unknown mode", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: "Keycloak"}},
 			wantErr: tenant.ErrInvalidValue, wantField: "spec.oidc.mode"},
 		{name: "user with unknown role", spec: tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Email: "a@b", Role: "owner"}}}},
@@ -175,8 +175,8 @@ func TestKubernetesSpec_Check_warnings(t *testing.T) {
 		wantRule  string
 		wantField string
 	}{
-		{"user without email", tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Role: tenant.RoleView}}}},
-			tenant.ErrEmptyName, "K-oidc-email-empty", "spec.oidc.users[0].email"},
+		{"user listed twice", tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Email: "a@b", Role: tenant.RoleView}, {Email: "a@b", Role: tenant.RoleAdmin}}}},
+			tenant.ErrDuplicateUser, "K-oidc-email-duplicate", "spec.oidc.users[1].email"},
 		{"negative minReplicas", tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"md0": sized(tenant.NodeGroup{MinReplicas: -1})}},
 			tenant.ErrMinReplicasNegative, "K-minreplicas-negative", "spec.nodeGroups.md0.minReplicas"},
 		{"max below min", tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"md0": sized(tenant.NodeGroup{MinReplicas: 3, MaxReplicas: new(2)})}},
@@ -188,11 +188,6 @@ func TestKubernetesSpec_Check_warnings(t *testing.T) {
 			tenant.ErrNodeGroupResources, "K-resources-pair", "spec.nodeGroups.md0.resources"},
 		{"no instance type, no resources", tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{"md0": {MaxReplicas: new(3)}}},
 			tenant.ErrNodeGroupUnsized, "K-nodegroup-unsized", "spec.nodeGroups.md0.instanceType"},
-		{"inline config that is not one", tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
-			CustomConfig: tenant.CustomConfig{Config: "..."}}}, tenant.ErrCustomConfigUnreadable, "K-customconfig-parse", "spec.oidc.customConfig.config"},
-		{"inline v1 config on v1.31", tenant.KubernetesSpec{Version: "v1.31", OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
-			CustomConfig: tenant.CustomConfig{Config: "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n"}}},
-			tenant.ErrCustomConfigVersion, "K-authn-version", "spec.oidc.customConfig.config"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w, err := tt.spec.Check(tenant.Platform{})
@@ -205,10 +200,104 @@ func TestKubernetesSpec_Check_warnings(t *testing.T) {
 			require.ErrorIs(t, w.Err(), tt.want, "Err refuses what only tenantkit objects to")
 		})
 	}
-	w, err := tenanttest.FullSpec().Check(tenant.Platform{OIDCEnabled: true})
+	w, err := tenanttest.FullSpec().Check(tenant.Platform{OIDCEnabled: true, Release: tenant.Release20260819})
 	require.NoError(t, err)
-	require.Empty(t, w, "the full fixture warns of nothing")
+	require.Empty(t, w, "the full fixture warns of nothing before FluxCD's removal")
 	require.NoError(t, w.Err())
+	w, err = tenanttest.FullSpec().Check(tenant.Platform{OIDCEnabled: true})
+	require.NoError(t, err)
+	require.Equal(t, []string{"K-unknown-field"}, w.Rules(), "the latest release has no addons.fluxcd")
+	require.Equal(t, "spec.addons.fluxcd", w[0].Field)
+}
+
+// Where tenantkit is stricter than the chart on purpose, Check refuses
+// with a K- rule (DecidedByTenantkit); ValidationError.By without it is
+// the chart's verdict, which accepts.
+func TestKubernetesSpec_Check_tenantkitRefusals(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		spec      tenant.KubernetesSpec
+		want      error
+		wantRule  string
+		wantField string
+	}{
+		{"user without email", tenant.KubernetesSpec{OIDC: tenant.OIDC{Users: []tenant.OIDCUser{{Role: tenant.RoleView}}}},
+			tenant.ErrEmptyName, "K-oidc-email-empty", "spec.oidc.users[0].email"},
+		{"inline config that is not one", tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
+			CustomConfig: tenant.CustomConfig{Config: "..."}}}, tenant.ErrCustomConfigUnreadable, "K-customconfig-parse", "spec.oidc.customConfig.config"},
+		{"inline broken YAML", tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
+			CustomConfig: tenant.CustomConfig{Config: "kind: [AuthenticationConfiguration"}}}, tenant.ErrCustomConfigUnreadable, "K-customconfig-parse", "spec.oidc.customConfig.config"},
+		{"inline v1 config on v1.31", tenant.KubernetesSpec{Version: "v1.31", OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig,
+			CustomConfig: tenant.CustomConfig{Config: "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n"}}},
+			tenant.ErrCustomConfigVersion, "K-authn-version", "spec.oidc.customConfig.config"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.spec.Check(tenant.Platform{})
+			require.ErrorIs(t, err, tt.want)
+			var ve *tenant.ValidationError
+			require.ErrorAs(t, err, &ve)
+			require.Len(t, ve.Errors, 1)
+			require.Equal(t, tt.wantRule, ve.Errors[0].Rule)
+			require.Equal(t, tt.wantField, ve.Errors[0].Field)
+			require.Equal(t, tenant.DecidedByTenantkit, ve.Errors[0].Decider())
+			require.NoError(t, ve.By(tenant.DecidedByChart, tenant.DecidedByHelm), "the chart renders it")
+			require.Error(t, ve.By(tenant.DecidedByTenantkit))
+			require.Contains(t, err.Error(), "apiserver")
+		})
+	}
+}
+
+// cozystack-api's refusals are its own verdict, apart from the chart's.
+func TestKubernetes_Check_apiVerdict(t *testing.T) {
+	k := tenant.NewKubernetes("tenant-acme", "1prod", tenant.KubernetesSpec{})
+	_, err := k.Check(tenant.Platform{})
+	var ve *tenant.ValidationError
+	require.ErrorAs(t, err, &ve)
+	require.Equal(t, []string{"A-name-dns1035"}, ve.Rules())
+	require.NoError(t, ve.By(tenant.DecidedByChart, tenant.DecidedByHelm), "Helm takes kubernetes-1prod")
+	require.Error(t, ve.By(tenant.DecidedByAPI))
+
+	k = tenant.NewKubernetes("tenant-acme", "Prod", tenant.KubernetesSpec{})
+	_, err = k.Check(tenant.Platform{})
+	require.ErrorAs(t, err, &ve)
+	require.Equal(t, []string{"A-name-dns1035", "H-release-name-format"}, ve.Rules())
+
+	spec, err := tenant.ParseSpec([]byte("_x: 1\n"))
+	require.NoError(t, err)
+	_, err = spec.Check(tenant.Platform{})
+	require.ErrorAs(t, err, &ve)
+	require.Equal(t, tenant.DecidedByAPI, ve.Errors[0].Decider())
+	require.NoError(t, ve.By(tenant.DecidedByChart, tenant.DecidedByHelm))
+}
+
+// A release tenantkit does not mirror is refused.
+func TestPlatform_unknownRelease(t *testing.T) {
+	_, err := tenant.KubernetesSpec{}.Check(tenant.Platform{Release: "v0.1"})
+	require.ErrorIs(t, err, tenant.ErrUnknownRelease)
+	require.True(t, tenant.Release("").Valid())
+	require.Equal(t, tenant.LatestRelease, tenant.Releases()[len(tenant.Releases())-1])
+	require.True(t, tenant.Release20260819.HasFluxCD())
+	require.False(t, tenant.LatestRelease.HasFluxCD())
+}
+
+// With a catalogue of instance types Check decides the chart's lookup
+// rules; without one it leaves them.
+func TestKubernetesSpec_Check_instanceTypes(t *testing.T) {
+	spec := tenant.KubernetesSpec{NodeGroups: map[string]tenant.NodeGroup{
+		"md0": {InstanceType: "u9.huge", MaxReplicas: new(3)},
+		"md1": {InstanceType: "u1.nano", MaxReplicas: new(3)},
+	}}
+	require.NoError(t, spec.Validate(tenant.Platform{}), "no catalogue: nothing to look up")
+	err := spec.Validate(tenant.Platform{InstanceTypes: tenant.DefaultInstanceTypes()})
+	require.ErrorIs(t, err, tenant.ErrInstanceTypeNotFound)
+	require.ErrorIs(t, err, tenant.ErrKubeletTotal, "u1.nano's 512Mi is below the default reservations")
+	var ve *tenant.ValidationError
+	require.ErrorAs(t, err, &ve)
+	require.Equal(t, []string{"T-instancetype-lookup", "T-kubelet-memory-total"}, ve.Rules())
+
+	require.ErrorIs(t, tenant.KubernetesSpec{}.Validate(tenant.Platform{InstanceTypes: map[string]tenant.InstanceType{}}),
+		tenant.ErrInstanceTypeNotFound, "the chart's default md0 looks up u1.medium")
+	require.NoError(t, tenant.KubernetesSpec{}.Validate(tenant.Platform{InstanceTypes: tenant.DefaultInstanceTypes()}))
 }
 
 func TestKubernetesSpec_Validate_reportsEveryProblem(t *testing.T) {
