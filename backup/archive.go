@@ -3,7 +3,6 @@ package backup
 import (
 	"archive/tar"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -79,14 +78,6 @@ type archiveScan struct {
 	preferred int
 	entryEnd  int64 // stream offset where the last entry's data ends
 	lastEntry string
-}
-
-// streamProblem classifies a read error of the archive's stream.
-func streamProblem(err error) ProblemKind {
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return ProblemTruncated
-	}
-	return ProblemStream
 }
 
 // read reads every entry of the tarball in zr. A non-nil error is the

@@ -3,6 +3,7 @@ package backup
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -114,6 +115,8 @@ func (g *gzipStream) more() bool {
 	return err == nil
 }
 
+var errNotGzip = errors.New("not gzip data")
+
 // newGzipReader checks the gzip magic before decompressing, to report the
 // classic S3 corruption (aws-chunked framing stored in the object) plainly.
 func newGzipReader(r io.Reader, file string) (*gzipStream, error) {
@@ -123,7 +126,7 @@ func newGzipReader(r io.Reader, file string) (*gzipStream, error) {
 		return nil, &DecodeError{File: file, Err: fmt.Errorf("read gzip header: %w", err)}
 	}
 	if magic[0] != 0x1f || magic[1] != 0x8b {
-		return nil, &DecodeError{File: file, Err: fmt.Errorf("not gzip data (starts with %q; aws-chunked framing stored in the object looks like this)", printable(magic))}
+		return nil, &DecodeError{File: file, Err: fmt.Errorf("%w (starts with %q; aws-chunked framing stored in the object looks like this)", errNotGzip, printable(magic))}
 	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {

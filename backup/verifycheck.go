@@ -1,10 +1,14 @@
 package backup
 
 import (
+	"archive/tar"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
 
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
 )
@@ -25,24 +29,38 @@ type verification struct {
 	archiveRead bool
 }
 
-// report turns err into a problem of kind (a decoding error is a
-// ProblemFile) or, when it is about reaching the bucket, returns it.
-func (v *verification) report(ctx context.Context, file string, kind ProblemKind, err error) error {
+// report turns err into a problem (see problemKind) or, when it is about
+// reaching the bucket, returns it.
+func (v *verification) report(ctx context.Context, file string, err error) error {
 	if transient(ctx, err) {
 		return fmt.Errorf("verify %s: %w", v.name, err)
 	}
-	var de *DecodeError
-	if errors.As(err, &de) && kind == ProblemStream {
-		kind = ProblemFile
-	}
-	v.rep.problem(kind, file, "%v", unwrapDecode(err))
+	v.rep.problem(problemKind(err), file, "%v", unwrapDecode(err))
 	return nil
+}
+
+// problemKind classifies an error reading a file of the backup.
+func problemKind(err error) ProblemKind {
+	var corrupt flate.CorruptInputError
+	var de *DecodeError
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return ProblemFile
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return ProblemTruncated
+	case errors.Is(err, errNotGzip) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) ||
+		errors.Is(err, tar.ErrHeader) || errors.As(err, &corrupt):
+		return ProblemStream
+	case errors.As(err, &de):
+		return ProblemFile
+	}
+	return ProblemStream
 }
 
 func (v *verification) metadata(ctx context.Context) error {
 	b, err := v.readBackup(ctx)
 	if err != nil {
-		return v.report(ctx, metadataFile, ProblemFile, err)
+		return v.report(ctx, metadataFile, err)
 	}
 	v.backup = b
 	v.rep.Phase = string(b.Status.Phase)
@@ -95,7 +113,7 @@ func (v *verification) resourceList(ctx context.Context) error {
 	file := resourceListFile(v.name)
 	rc, err := v.openGzip(ctx, file)
 	if err != nil {
-		return v.report(ctx, file, ProblemFile, err)
+		return v.report(ctx, file, err)
 	}
 	defer rc.Close()
 	rc.single()
@@ -108,7 +126,7 @@ func (v *verification) resourceList(ctx context.Context) error {
 	}
 	if err != nil {
 		v.set.hashes = nil
-		return v.report(ctx, file, streamProblem(err), err)
+		return v.report(ctx, file, err)
 	}
 	v.set.listed = true
 	return nil
@@ -134,7 +152,7 @@ func (v *verification) gzipFile(ctx context.Context, file string) error {
 		err = v.gzipEnd(file, rc)
 	}
 	if err != nil {
-		return v.report(ctx, file, streamProblem(err), err)
+		return v.report(ctx, file, err)
 	}
 	return nil
 }
@@ -144,7 +162,7 @@ func (v *verification) archive(ctx context.Context, size int64, opts VerifyOptio
 	file := archiveFile(v.name)
 	r, err := v.open(ctx, file)
 	if err != nil {
-		return v.report(ctx, file, ProblemFile, err)
+		return v.report(ctx, file, err)
 	}
 	defer r.Close()
 	var src io.Reader = r
@@ -153,12 +171,12 @@ func (v *verification) archive(ctx context.Context, size int64, opts VerifyOptio
 	}
 	zr, err := newGzipReader(src, file)
 	if err != nil {
-		return v.report(ctx, file, ProblemStream, err)
+		return v.report(ctx, file, err)
 	}
 	zr.single()
 	v.scan = archiveScan{rep: v.rep, set: v.set, file: file}
 	if err := v.scan.read(zr); err != nil {
-		return v.report(ctx, file, streamProblem(err), err)
+		return v.report(ctx, file, err)
 	}
 	if zr.more() {
 		v.rep.problem(ProblemTrailingData, file, "data after the gzip stream (a second gzip member?)")
@@ -227,7 +245,7 @@ func (v *verification) nameListed(ctx context.Context, want map[uint64]uint8, pa
 	file := resourceListFile(v.name)
 	rc, err := v.openGzip(ctx, file)
 	if err != nil {
-		return v.report(ctx, file, ProblemFile, err)
+		return v.report(ctx, file, err)
 	}
 	defer rc.Close()
 	arch := archiveFile(v.name)
@@ -254,7 +272,7 @@ func (v *verification) nameListed(ctx context.Context, want map[uint64]uint8, pa
 		}
 	})
 	if err != nil {
-		return v.report(ctx, file, streamProblem(err), err)
+		return v.report(ctx, file, err)
 	}
 	return nil
 }
