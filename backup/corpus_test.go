@@ -179,13 +179,6 @@ func putCrafted(t *testing.T, bucket backuptest.Bucket, name string, c crafted) 
 // (VerifyFS): the same checks as Store.Verify, without a server.
 func TestVerifyFS_corpus(t *testing.T) {
 	ctx := context.Background()
-	mapFS := func(files map[string][]byte) fstest.MapFS {
-		fsys := fstest.MapFS{}
-		for f, data := range files {
-			fsys[f] = &fstest.MapFile{Data: data}
-		}
-		return fsys
-	}
 	rep, err := backup.VerifyFS(ctx, mapFS(craftFiles(t, "intact", crafted{})), "intact", backup.VerifyOptions{})
 	require.NoError(t, err, "the unedited crafted backup verifies")
 	require.Equal(t, 12, rep.Items)
@@ -239,4 +232,76 @@ func requireProblem(t *testing.T, rep *backup.VerifyReport, kind backup.ProblemK
 		}
 	}
 	t.Fatalf("no %s problem naming %q with %q in %v", kind, item, message, rep.Problems)
+}
+
+// TestVerifyFS_acceptsVeleroVariants checks layouts Velero really writes
+// that the corpus does not: they must verify.
+func TestVerifyFS_acceptsVeleroVariants(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		c     crafted
+		notes string
+	}{
+		{name: "PartiallyFailed: a failed item stays listed and counted, with no file", c: crafted{
+			edit: func(t *testing.T, a *backuptest.Archive) { removeCM(a, 4) },
+			meta: func(b map[string]any) { b["status"].(map[string]any)["phase"] = "PartiallyFailed" },
+		}, notes: "v1/ConfigMap ns-0/cm-4 is listed but not in the archive"},
+		{name: "EnableAPIGroupVersions: another version's copy, listed under its version", c: crafted{
+			edit: func(t *testing.T, a *backuptest.Archive) {
+				body := []byte(`{"apiVersion":"apps/v1beta2","kind":"Deployment","metadata":{"name":"web","namespace":"ns-0"}}`)
+				a.Entries = append(a.Entries, backuptest.Entry{Header: tar.Header{Name: "resources/deployments.apps/v1beta2/namespaces/ns-0/web.json", Typeflag: tar.TypeReg, Mode: 0o755}, Body: body})
+				a.List["apps/v1beta2/Deployment"] = []string{"ns-0/web"}
+			},
+			meta: func(b map[string]any) {
+				b["status"].(map[string]any)["progress"] = map[string]any{"totalItems": 13, "itemsBackedUp": 13}
+			},
+		}},
+		{name: "no preferred-version copies at all (before Velero 1.4)", c: crafted{
+			edit: func(t *testing.T, a *backuptest.Archive) {
+				for i := len(a.Entries) - 1; i >= 0; i-- {
+					if strings.Contains(a.Entries[i].Header.Name, "-preferredversion/") {
+						a.Remove(a.Entries[i].Header.Name)
+					}
+				}
+			},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := backup.VerifyFS(ctx, mapFS(craftFiles(t, "v", tt.c)), "v", backup.VerifyOptions{})
+			require.NoError(t, err)
+			require.True(t, rep.OK())
+			if tt.notes != "" {
+				require.Contains(t, strings.Join(rep.Notes, "\n"), tt.notes)
+			}
+		})
+	}
+}
+
+// TestVerifyFS_problemsAreBounded checks that a backup with thousands of
+// problems lists 100 and counts the rest.
+func TestVerifyFS_problemsAreBounded(t *testing.T) {
+	c := crafted{edit: func(t *testing.T, a *backuptest.Archive) {
+		a.List = backup.ResourceList{"v1/Secret": nil}
+		for i := 0; i < 300; i++ {
+			a.List["v1/Secret"] = append(a.List["v1/Secret"], fmt.Sprintf("ns-0/s-%d", i))
+		}
+	}}
+	rep, err := backup.VerifyFS(context.Background(), mapFS(craftFiles(t, "many", c)), "many", backup.VerifyOptions{})
+	require.ErrorIs(t, err, backup.ErrCorrupt)
+	require.Len(t, rep.Problems, 100)
+	require.Positive(t, rep.ProblemsLeftOut)
+	require.Contains(t, err.Error(), "more problems")
+	var p backup.Problem
+	require.ErrorAs(t, err, &p)
+	require.Equal(t, rep.Problems[0], p)
+}
+
+func mapFS(files map[string][]byte) fstest.MapFS {
+	fsys := fstest.MapFS{}
+	for f, data := range files {
+		fsys[f] = &fstest.MapFile{Data: data}
+	}
+	return fsys
 }

@@ -32,8 +32,8 @@ type VerifyReport struct {
 	// ArchiveBytes and ContentBytes are the archive's compressed and
 	// uncompressed sizes.
 	ArchiveBytes, ContentBytes int64
-	// Problems make the backup unusable or untrustworthy. At most
-	// maxProblems are listed; ProblemsLeftOut counts the rest.
+	// Problems make the backup unusable or untrustworthy. At most 100
+	// are listed; ProblemsLeftOut counts the rest.
 	Problems []Problem
 	// ProblemsLeftOut is the number of problems found beyond those listed.
 	ProblemsLeftOut int
