@@ -165,9 +165,11 @@ func (v *verification) archive(ctx context.Context, size int64, opts VerifyOptio
 		return v.report(ctx, file, err)
 	}
 	defer r.Close()
-	var src io.Reader = r
+	ra := newReadAhead(r, 1<<20, 4)
+	defer ra.stop()
+	var src io.Reader = ra
 	if opts.Progress != nil {
-		src = &progressReader{r: r, total: size, fn: opts.Progress}
+		src = &progressReader{r: ra, total: size, fn: opts.Progress}
 	}
 	zr, err := newGzipReader(src, file)
 	if err != nil {
