@@ -2,39 +2,26 @@ package backup
 
 import (
 	"archive/tar"
-	"context"
+	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 )
 
-// counts tallies items per API group and namespace.
-type counts map[string]int
-
-func (c counts) add(group, namespace string) { c[group+"\x00"+namespace]++ }
-
-func describeCountKey(k string) string {
-	group, ns, _ := strings.Cut(k, "\x00")
-	if group == "" {
-		group = "core"
-	}
-	if ns == "" {
-		return "group " + group + ", cluster-scoped"
-	}
-	return "group " + group + ", namespace " + ns
-}
-
-// archiveCounts is what reading the tarball found.
-type archiveCounts struct {
-	items     counts // unversioned copies
-	preferred counts // <version>-preferredversion copies
-}
+// maxItemBytes bounds one item's JSON: the apiserver refuses request
+// bodies over 3 MiB and etcd values over 1.5 MiB by default, so a larger
+// entry is not a Kubernetes object.
+const maxItemBytes = 32 << 20
 
 // itemPath is a parsed tar entry name under resources/.
 type itemPath struct {
-	group, namespace string
-	preferred        bool // under a -preferredversion folder
-	otherVersion     bool // under another version folder (EnableAPIGroupVersions)
+	resource        string // <resource>[.<group>]
+	group           string
+	version         string // from a <version>[-preferredversion] folder
+	namespace, name string
+	preferred       bool // under a -preferredversion folder
+	otherVersion    bool // under another version folder (EnableAPIGroupVersions)
 }
 
 // parseItemPath parses resources/<resource>[.<group>]/[<version>/]
@@ -45,16 +32,16 @@ func parseItemPath(name string) (itemPath, bool) {
 		return itemPath{}, false
 	}
 	parts := strings.Split(rest, "/")
-	if len(parts) < 3 {
+	if len(parts) < 3 || parts[0] == "" {
 		return itemPath{}, false
 	}
-	var p itemPath
+	p := itemPath{resource: parts[0]}
 	if _, group, found := strings.Cut(parts[0], "."); found {
 		p.group = group
 	}
 	parts = parts[1:]
 	if parts[0] != "namespaces" && parts[0] != "cluster" {
-		p.preferred = strings.HasSuffix(parts[0], "-preferredversion")
+		p.version, p.preferred = strings.CutSuffix(parts[0], "-preferredversion")
 		p.otherVersion = !p.preferred
 		parts = parts[1:]
 	}
@@ -69,163 +56,248 @@ func parseItemPath(name string) (itemPath, bool) {
 	if !strings.HasSuffix(file, ".json") || file == ".json" {
 		return itemPath{}, false
 	}
+	p.name = strings.TrimSuffix(file, ".json")
 	return p, true
 }
 
-// verifyArchive streams <name>.tar.gz through gzip and tar.
-func (s *Store) verifyArchive(ctx context.Context, name string, size int64, rep *VerifyReport, opts VerifyOptions) (counts, error) {
-	file := archiveFile(name)
-	r, err := s.open(ctx, s.backupKey(name, file))
-	if err != nil {
-		if transient(ctx, err) {
-			return nil, fmt.Errorf("verify %s: %w", name, err)
-		}
-		rep.problem(file, "%v", unwrapDecode(err))
-		return nil, nil
-	}
-	defer r.Close()
-	var src io.Reader = r
-	if opts.Progress != nil {
-		src = &progressReader{r: r, total: size, fn: opts.Progress}
-	}
-	zr, err := newGzipReader(src, file)
-	if err != nil {
-		if transient(ctx, err) {
-			return nil, fmt.Errorf("verify %s: %w", name, err)
-		}
-		rep.problem(file, "%v", unwrapDecode(err))
-		return nil, nil
-	}
-	found, err := readArchive(zr, rep)
-	if err != nil {
-		if transient(ctx, err) {
-			return nil, fmt.Errorf("verify %s: %w", name, err)
-		}
-		rep.problem(file, "%v", err)
-		return nil, nil
-	}
-	if rep.FormatVersion == "" {
-		rep.problem(file, "metadata/version is missing")
-	}
-	for k, n := range found.items {
-		if found.preferred[k] != n && len(found.preferred) > 0 {
-			rep.problem(file, "%s: %d items but %d preferred-version copies", describeCountKey(k), n, found.preferred[k])
-		}
-	}
-	return found.items, nil
+// archiveScan reads a Velero tarball entry by entry and checks each one.
+type archiveScan struct {
+	rep  *VerifyReport
+	set  *itemSet
+	file string
+	cr   *countingReader
+	// buf holds the current item's body; prev the one before, whose id
+	// a byte-identical preferred-version copy reuses.
+	buf, prev []byte
+	prevPath  itemPath
+	prevID    itemID
+	prevOK    bool
+	kinds     map[string]string // resource folder -> group/Kind
+	folders   map[string]string // group/Kind -> resource folder
+	listable  int               // unversioned and other-version copies
+	preferred int
+	entryEnd  int64 // stream offset where the last entry's data ends
+	lastEntry string
 }
 
-// readArchive reads every entry of a Velero tarball, checking paths,
-// metadata/version and that each item looks like a JSON object.
-func readArchive(zr io.Reader, rep *VerifyReport) (archiveCounts, error) {
-	found := archiveCounts{items: counts{}, preferred: counts{}}
-	cr := &countingReader{r: zr}
-	tr := tar.NewReader(cr)
-	buf := make([]byte, 32<<10)
-	var bad int
-	var firstBad string
-	defer func() {
-		if bad > 0 {
-			rep.problem(firstBad, "is not a JSON object (%d such items)", bad)
-		}
-	}()
+// read reads every entry of the tarball in zr. A non-nil error is the
+// stream's (gzip, tar or the download's): the caller decides whether it is
+// a problem or a failure to reach the bucket.
+func (a *archiveScan) read(zr io.Reader) error {
+	a.cr = &countingReader{r: zr}
+	a.kinds, a.folders = map[string]string{}, map[string]string{}
+	tr := tar.NewReader(a.cr)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return found, fmt.Errorf("tar: after %d items: %w", rep.Items, err)
+			return fmt.Errorf("tar: after %d items: %w", a.rep.Items, err)
 		}
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		if h.Name == "metadata/version" {
-			v, err := io.ReadAll(io.LimitReader(tr, 64))
-			if err != nil {
-				return found, fmt.Errorf("tar: metadata/version: %w", err)
-			}
-			rep.FormatVersion = strings.TrimSpace(string(v))
-			continue
-		}
-		p, ok := parseItemPath(h.Name)
-		if !ok {
-			rep.Notes = appendCapped(rep.Notes, "unexpected archive entry "+h.Name)
-			continue
-		}
-		first, last, err := scanEnds(tr, buf)
-		if err != nil {
-			return found, fmt.Errorf("tar: %s: %w", h.Name, err)
-		}
-		if first != '{' || last != '}' {
-			if bad++; bad == 1 {
-				firstBad = h.Name
-			}
-		}
-		switch {
-		case p.preferred:
-			found.preferred.add(p.group, p.namespace)
-		case !p.otherVersion:
-			found.items.add(p.group, p.namespace)
-			rep.Items++
+		a.lastEntry = h.Name
+		a.entryEnd = a.cr.n + (h.Size+511)&^511
+		if err := a.entry(tr, h); err != nil {
+			return fmt.Errorf("tar: %s: %w", h.Name, err)
 		}
 	}
-	// Drain to the gzip trailer so its CRC and length are checked.
-	if _, err := io.CopyBuffer(io.Discard, cr, buf); err != nil {
-		return found, err
+	if end := a.cr.n - a.entryEnd; end != 1024 {
+		a.rep.problem(ProblemTruncated, a.file, "the tarball ends after %s without its end-of-archive blocks (%d of 1024 bytes)", a.lastEntry, end)
 	}
-	rep.ContentBytes = cr.n
-	return found, nil
-}
-
-// scanEnds reads r to the end and returns its first and last non-space
-// bytes. It looks only at the ends of each chunk, so it costs little more
-// than the copy.
-func scanEnds(r io.Reader, buf []byte) (first, last byte, err error) {
-	for {
-		n, err := r.Read(buf)
-		chunk := buf[:n]
-		if first == 0 {
-			for _, c := range chunk {
-				if !isSpace(c) {
-					first = c
-					break
-				}
-			}
-		}
-		for k := len(chunk) - 1; k >= 0; k-- {
-			if !isSpace(chunk[k]) {
-				last = chunk[k]
-				break
-			}
+	// Drain to the gzip trailer so its CRC and length are checked; a
+	// tarball ends with zeros only.
+	buf := a.buf[:cap(a.buf)]
+	if len(buf) < 32<<10 {
+		buf = make([]byte, 32<<10)
+	}
+	for trailing := false; ; {
+		n, err := a.cr.Read(buf)
+		if !trailing && !allZero(buf[:n]) {
+			trailing = true
+			a.rep.problem(ProblemTrailingData, a.file, "data after the tarball's end-of-archive blocks")
 		}
 		if err == io.EOF {
-			return first, last, nil
+			break
 		}
 		if err != nil {
-			return first, last, err
+			return err
 		}
+	}
+	a.rep.ContentBytes = a.cr.n
+	return nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// entry checks one tar entry.
+func (a *archiveScan) entry(tr *tar.Reader, h *tar.Header) error {
+	switch {
+	case !fs.ValidPath(h.Name) || strings.Contains(h.Name, `\`):
+		a.rep.itemProblem(ProblemUnsafeEntry, a.file, h.Name, "path is not a plain relative path (absolute, or with \"..\", \".\" or empty elements)")
+		return nil
+	case h.Typeflag == tar.TypeSymlink || h.Typeflag == tar.TypeLink:
+		a.rep.itemProblem(ProblemUnsafeEntry, a.file, h.Name, "is a link to %q, not a regular file", h.Linkname)
+		return nil
+	case h.Typeflag != tar.TypeReg:
+		a.rep.itemProblem(ProblemUnsafeEntry, a.file, h.Name, "is not a regular file (tar type %q)", h.Typeflag)
+		return nil
+	case h.Name == "metadata/version":
+		v, err := io.ReadAll(io.LimitReader(tr, 64))
+		if err != nil {
+			return err
+		}
+		a.rep.FormatVersion = strings.TrimSpace(string(v))
+		return nil
+	}
+	p, ok := parseItemPath(h.Name)
+	if !ok {
+		a.rep.Notes = appendCapped(a.rep.Notes, "unexpected archive entry "+h.Name)
+		return nil
+	}
+	if h.Size > maxItemBytes {
+		a.rep.itemProblem(ProblemItem, a.file, h.Name, "is %d bytes, larger than any Kubernetes object (%d)", h.Size, maxItemBytes)
+		return nil
+	}
+	if int64(cap(a.buf)) < h.Size {
+		a.buf = make([]byte, h.Size, h.Size+h.Size/4)
+	}
+	body := a.buf[:h.Size]
+	if _, err := io.ReadFull(tr, body); err != nil {
+		return err
+	}
+	a.item(h.Name, p, body)
+	return nil
+}
+
+// item checks one item's body and records it in the set.
+func (a *archiveScan) item(entry string, p itemPath, body []byte) {
+	var id itemID
+	// follows: this is the preferred-version copy of the item just read.
+	follows := p.preferred && a.prevOK && !a.prevPath.preferred && a.prevPath.resource == p.resource &&
+		a.prevPath.namespace == p.namespace && a.prevPath.name == p.name
+	if follows && bytes.Equal(body, a.prev) {
+		// Velero writes the same bytes twice, one after the other: the
+		// identity found in prev holds (and prev stays as it is).
+		id = a.prevID
+	} else {
+		var err error
+		if id, err = scanItem(body); err != nil {
+			a.rep.itemProblem(ProblemItem, a.file, entry, "is not a JSON object: %v", err)
+			a.prevOK = false
+			return
+		}
+		a.buf, a.prev = a.prev, body // id points into body: keep it
+	}
+	a.prevPath, a.prevID, a.prevOK = p, id, false
+	if msg := matchPath(&id, p); msg != "" {
+		a.rep.itemProblem(ProblemItem, a.file, entry, "%s", msg)
+		return
+	}
+	a.prevOK = true
+	a.checkKind(entry, p, &id)
+	switch {
+	case p.preferred:
+		a.preferred++
+	case p.otherVersion:
+		a.listable++
+	default:
+		a.listable++
+		a.rep.Items++
+	}
+	if a.set == nil {
+		return
+	}
+	copyKind := copyUnversioned
+	switch {
+	case p.preferred:
+		copyKind = copyPreferred
+	case p.otherVersion:
+		copyKind = copyOther
+	}
+	listed, dup := a.set.found(a.set.hashID(&id), copyKind)
+	switch {
+	case dup && p.preferred:
+		a.rep.itemProblem(ProblemDuplicate, a.file, id.String(), "its preferred-version copy is in the archive more than once (again as %s)", entry)
+	case dup:
+		a.rep.itemProblem(ProblemDuplicate, a.file, id.String(), "is in the archive more than once (again as %s)", entry)
+	case !listed && a.set.listed && !p.preferred:
+		a.rep.itemProblem(ProblemUnlisted, a.file, id.String(), "is in the archive (%s) but not in the resource list", entry)
+	case !listed && a.set.listed && !follows:
+		a.rep.itemProblem(ProblemUnlisted, a.file, id.String(), "has a preferred-version copy in the archive (%s) but is not in the resource list", entry)
 	}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+// matchPath checks the item's identity against its path and returns what
+// disagrees, or "".
+func matchPath(id *itemID, p itemPath) string {
+	if f := id.badField(); f != "" {
+		return f + " is not a string"
+	}
+	group, version, ok := splitAPIVersion(string(id.apiVersion))
+	switch {
+	case !ok:
+		return fmt.Sprintf("apiVersion %q is not [<group>/]<version>", id.apiVersion)
+	case len(id.kind) == 0:
+		return "kind is empty"
+	case len(id.name) == 0:
+		return "metadata.name is empty"
+	case group != p.group:
+		return fmt.Sprintf("apiVersion %s is not in group %q of its folder", id.apiVersion, p.group)
+	case p.version != "" && version != p.version:
+		return fmt.Sprintf("apiVersion %s is not version %s of its folder", id.apiVersion, p.version)
+	case string(id.namespace) != p.namespace || string(id.name) != p.name:
+		return fmt.Sprintf("the object is %s, not what its path says", id.String())
+	}
+	return ""
+}
 
-// compareCounts compares the resource list with the archive.
-func compareCounts(rep *VerifyReport, listed, archived counts) {
-	if archived == nil {
+func splitAPIVersion(s string) (group, version string, ok bool) {
+	group, version, found := strings.Cut(s, "/")
+	if !found {
+		group, version = "", s
+	}
+	return group, version, version != "" && !strings.Contains(version, "/") && (!found || group != "")
+}
+
+// String names the item as the resource list does:
+// "<apiVersion>/<kind> [<namespace>/]<name>".
+func (id *itemID) String() string {
+	item := string(id.name)
+	if len(id.namespace) > 0 {
+		item = string(id.namespace) + "/" + item
+	}
+	return string(id.apiVersion) + "/" + string(id.kind) + " " + item
+}
+
+// maxKinds bounds the resource folders tracked for the kind check.
+const maxKinds = 10000
+
+// checkKind checks that each resource folder holds one kind and each kind
+// sits in one folder.
+func (a *archiveScan) checkKind(entry string, p itemPath, id *itemID) {
+	if string(id.kind) == a.kinds[p.resource] {
+		return // the common case, without allocating
+	}
+	kind := string(id.kind)
+	if k, ok := a.kinds[p.resource]; ok {
+		a.rep.itemProblem(ProblemItem, a.file, entry, "is a %s, but other items under resources/%s are %s", kind, p.resource, k)
 		return
 	}
-	keys := map[string]bool{}
-	for k := range listed {
-		keys[k] = true
+	gk := p.group + "/" + kind
+	if r, ok := a.folders[gk]; ok {
+		a.rep.itemProblem(ProblemItem, a.file, entry, "is a %s under resources/%s, but other %s items are under resources/%s", kind, p.resource, kind, r)
+		return
 	}
-	for k := range archived {
-		keys[k] = true
-	}
-	for _, k := range sortedKeys(keys) {
-		if listed[k] != archived[k] {
-			rep.problem("", "%s: resource list has %d items, archive has %d", describeCountKey(k), listed[k], archived[k])
-		}
+	if len(a.kinds) < maxKinds {
+		a.kinds[p.resource] = kind
+		a.folders[gk] = p.resource
 	}
 }
 

@@ -53,10 +53,53 @@
 // store Cozystack runs, handles best). It retries 5xx answers, throttling
 // and connection errors with backoff, and resumes an interrupted download
 // with a Range request pinned to the object's ETag. It never writes to or
-// deletes from the bucket. Verify streams every file in constant memory:
-// required files present, velero-backup.json final, every gzip stream
-// intact, the tarball readable with metadata/version, and the items per
-// API group and namespace equal to the resource list.
+// deletes from the bucket.
+//
+// # What Verify proves
+//
+// Store.Verify (and VerifyFS, for a backup's folder copied out of the
+// bucket) reports OK only when all of this holds:
+//
+//   - velero-backup.json, <name>.tar.gz and <name>-resource-list.json.gz
+//     are present; velero-backup.json decodes, names this backup, and its
+//     phase is Completed or PartiallyFailed.
+//   - Every gzip file (archive, resource list, logs, results) is one intact
+//     gzip member: CRC and length checked, nothing after it.
+//   - The tarball is read to its end-of-archive blocks (a tar cut at an
+//     entry boundary is truncated), with nothing but zeros after them, and
+//     holds metadata/version.
+//   - Every entry is a regular file with a plain relative path: no
+//     symlink, hard link, device or directory, no absolute path and no
+//     "..", "." or empty element.
+//   - Every item entry (resources/<resource>[.<group>]/[<version>[-preferredversion]/]
+//     {namespaces/<ns>|cluster}/<name>.json) is exactly one JSON object,
+//     parsed in full (the same inputs encoding/json accepts, checked
+//     without reflection), whose apiVersion is in its folder's group (and
+//     version), whose metadata.name and metadata.namespace are its path's,
+//     and each resource folder holds one kind, each kind one folder.
+//   - The resource list and the archive agree item by item, by
+//     "<group>/<version>/<Kind> [<namespace>/]<name>": every listed item is
+//     in the archive, every archived item is listed, and neither holds an
+//     item twice. When the archive has preferred-version copies, every item
+//     has exactly one, and no copy is without its item.
+//   - status.progress in velero-backup.json reports as many items backed up
+//     as the archive holds (for PartiallyFailed: as the resource list
+//     holds; Velero keeps the items that failed counted and listed, with no
+//     file, so for PartiallyFailed such items are notes, not problems).
+//
+// Each problem is a Problem with a ProblemKind and, where one item is at
+// fault, its name (or its archive path when the item cannot be
+// identified); the report lists up to 100 and counts the rest. Items are
+// compared through 64-bit hashes keyed with a random seed per run, so
+// memory stays flat (8 bytes and a few bits per item: about 1 MiB for the
+// ~106k items of a 1 GiB archive, besides fixed buffers and the largest
+// item); two distinct items collide with probability below n²/2⁶⁵. The
+// archive is inflated with klauspost/compress, same format and checks as
+// compress/gzip, faster: the whole verification streams faster than a
+// plain compress/gzip gunzip of the same archive (BenchmarkVerify). Items
+// over 32 MiB (far beyond what the apiserver and etcd store) are problems.
+// Verify does not check that items would restore (admission, schemas), nor
+// the file-system backups (kopia) or volume snapshots a backup refers to.
 //
 // # Phases
 //
@@ -79,7 +122,8 @@
 //   - ErrDeleteFailed with *DeleteError.
 //   - ErrNotFound for missing backups and files; ErrMalformed with
 //     *DecodeError for Velero files that do not decode; ErrCorrupt with
-//     *VerifyError (the whole report) from Verify.
+//     *VerifyError (the whole report) from Verify, which also unwraps to
+//     each Problem (errors.As finds the first).
 //   - ErrInvalidPolicy from PlanRetention; ErrInvalidConfig for bad
 //     configurations.
 //

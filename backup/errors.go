@@ -203,8 +203,18 @@ func (e *VerifyError) Error() string {
 	for _, p := range e.Report.Problems {
 		parts = append(parts, p.String())
 	}
+	if n := e.Report.ProblemsLeftOut; n > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more problems", n))
+	}
 	return fmt.Sprintf("backup: verify %s: %s", e.Report.Backup, strings.Join(parts, "; "))
 }
 
-// Unwrap returns ErrCorrupt.
-func (e *VerifyError) Unwrap() error { return ErrCorrupt }
+// Unwrap returns ErrCorrupt and each Problem, so that errors.As finds
+// the first Problem.
+func (e *VerifyError) Unwrap() []error {
+	errs := []error{ErrCorrupt}
+	for _, p := range e.Report.Problems {
+		errs = append(errs, p)
+	}
+	return errs
+}

@@ -2,11 +2,12 @@ package backup
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
+	"github.com/klauspost/compress/gzip"
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
 )
 
@@ -77,7 +78,7 @@ func (s *Store) ResourceList(ctx context.Context, name string) (ResourceList, er
 }
 
 // openGzip opens key and checks that it starts as a gzip stream.
-func (s *Store) openGzip(ctx context.Context, key string) (io.ReadCloser, error) {
+func (s *Store) openGzip(ctx context.Context, key string) (*gzipReadCloser, error) {
 	r, err := s.open(ctx, key)
 	if err != nil {
 		return nil, err
@@ -87,32 +88,51 @@ func (s *Store) openGzip(ctx context.Context, key string) (io.ReadCloser, error)
 		r.Close()
 		return nil, err
 	}
-	return &gzipReadCloser{Reader: zr, closer: r}, nil
+	return &gzipReadCloser{gzipStream: zr, closer: r}, nil
 }
 
 type gzipReadCloser struct {
-	*gzip.Reader
+	*gzipStream
 	closer io.Closer
 }
 
 func (g *gzipReadCloser) Close() error { return g.closer.Close() }
 
+// gzipStream decompresses with klauspost/compress (compress/gzip's format
+// and checks, faster), over a buffer that tells what follows the stream.
+type gzipStream struct {
+	*gzip.Reader
+	br *bufio.Reader
+}
+
+// single stops the stream at the end of its first gzip member (by
+// default concatenated members read as one stream, as gunzip does).
+func (g *gzipStream) single() { g.Multistream(false) }
+
+// more reports whether any byte follows the gzip member just read.
+func (g *gzipStream) more() bool {
+	_, err := g.br.Peek(1)
+	return err == nil
+}
+
+var errNotGzip = errors.New("not gzip data")
+
 // newGzipReader checks the gzip magic before decompressing, to report the
 // classic S3 corruption (aws-chunked framing stored in the object) plainly.
-func newGzipReader(r io.Reader, file string) (*gzip.Reader, error) {
+func newGzipReader(r io.Reader, file string) (*gzipStream, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
 	magic, err := br.Peek(2)
 	if err != nil {
 		return nil, &DecodeError{File: file, Err: fmt.Errorf("read gzip header: %w", err)}
 	}
 	if magic[0] != 0x1f || magic[1] != 0x8b {
-		return nil, &DecodeError{File: file, Err: fmt.Errorf("not gzip data (starts with %q; aws-chunked framing stored in the object looks like this)", printable(magic))}
+		return nil, &DecodeError{File: file, Err: fmt.Errorf("%w (starts with %q; aws-chunked framing stored in the object looks like this)", errNotGzip, printable(magic))}
 	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {
 		return nil, &DecodeError{File: file, Err: err}
 	}
-	return zr, nil
+	return &gzipStream{Reader: zr, br: br}, nil
 }
 
 func printable(b []byte) string {

@@ -72,34 +72,35 @@ func TestStore_verifyCatchesCorruption(t *testing.T) {
 		name    string
 		damage  func(name string)
 		problem string
+		kind    backup.ProblemKind
 	}{
 		{"byte flipped in archive", func(name string) {
 			data := e.bucket.ObjectT(t, archive(name))
 			data[len(data)/2] ^= 0x40
 			e.bucket.PutObjectT(t, archive(name), data)
-		}, "tar.gz"},
+		}, "tar.gz", backup.ProblemStream},
 		{"archive truncated in the bucket", func(name string) {
 			data := e.bucket.ObjectT(t, archive(name))
 			e.bucket.PutObjectT(t, archive(name), data[:len(data)-100])
-		}, "unexpected EOF"},
+		}, "unexpected EOF", backup.ProblemTruncated},
 		{"aws-chunked framing stored in the object", func(name string) {
 			data := e.bucket.ObjectT(t, archive(name))
 			e.bucket.PutObjectT(t, archive(name), append([]byte("2000;chunk-signature=abc\r\n"), data...))
-		}, "not gzip data"},
+		}, "not gzip data", backup.ProblemStream},
 		{"resource list disagrees with the archive", func(name string) {
 			e.bucket.PutObjectT(t, e.bucket.BackupKey(name, name+"-resource-list.json.gz"), gzipped(`{"v1/ConfigMap":["ns-0/cm-0"]}`))
-		}, "resource list has 1 items, archive has 10"},
+		}, "v1/ConfigMap ns-0/cm-1: is in the archive (resources/configmaps/namespaces/ns-0/cm-1.json) but not in the resource list", backup.ProblemUnlisted},
 		{"archive missing", func(name string) {
 			_, err := e.bucket.Client.DeleteObject(ctx, deleteInput(e.bucket.Name, archive(name)))
 			require.NoError(t, err)
-		}, "missing"},
+		}, "missing", backup.ProblemFile},
 		{"backup not final", func(name string) {
 			e.bucket.PutObjectT(t, e.bucket.BackupKey(name, "velero-backup.json"),
 				backuptest.Spec{Name: name, Phase: "InProgress"}.BackupJSON())
-		}, "not final"},
+		}, "not final", backup.ProblemPhase},
 		{"velero-backup.json malformed", func(name string) {
 			e.bucket.PutObjectT(t, e.bucket.BackupKey(name, "velero-backup.json"), []byte(`{"kind":"Restore"`))
-		}, "velero-backup.json"},
+		}, "velero-backup.json", backup.ProblemFile},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,6 +116,7 @@ func TestStore_verifyCatchesCorruption(t *testing.T) {
 			require.Same(t, rep, verr.Report)
 			require.False(t, rep.OK())
 			require.Contains(t, err.Error(), tt.problem)
+			requireProblem(t, rep, tt.kind, "", "")
 		})
 	}
 }

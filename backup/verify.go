@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
 )
 
 // VerifyOptions tunes Verify.
@@ -34,8 +32,11 @@ type VerifyReport struct {
 	// ArchiveBytes and ContentBytes are the archive's compressed and
 	// uncompressed sizes.
 	ArchiveBytes, ContentBytes int64
-	// Problems make the backup unusable or untrustworthy.
+	// Problems make the backup unusable or untrustworthy. At most 100
+	// are listed; ProblemsLeftOut counts the rest.
 	Problems []Problem
+	// ProblemsLeftOut is the number of problems found beyond those listed.
+	ProblemsLeftOut int
 	// Notes are observations that do not fail verification (a
 	// PartiallyFailed phase, a missing log).
 	Notes []string
@@ -44,41 +45,124 @@ type VerifyReport struct {
 // OK reports whether verification found no problem.
 func (r *VerifyReport) OK() bool { return len(r.Problems) == 0 }
 
-// Problem is one thing wrong with a backup.
+// ProblemKind classifies a Problem.
+type ProblemKind string
+
+// The kinds of problem Verify reports.
+const (
+	// ProblemFile: a required file is missing or does not decode
+	// (velero-backup.json, the resource list, metadata/version).
+	ProblemFile ProblemKind = "file"
+	// ProblemPhase: velero-backup.json names another backup, or its phase
+	// is not final, or Failed.
+	ProblemPhase ProblemKind = "phase"
+	// ProblemStream: a gzip stream or the tarball is damaged (not gzip,
+	// CRC or length mismatch, corrupt deflate data, bad tar header).
+	ProblemStream ProblemKind = "stream"
+	// ProblemTruncated: the data ends early: inside a gzip stream, inside a
+	// tar entry, or before the tarball's end-of-archive blocks.
+	ProblemTruncated ProblemKind = "truncated"
+	// ProblemTrailingData: data after the end: a second gzip member, or
+	// non-zero bytes after the tarball's end.
+	ProblemTrailingData ProblemKind = "trailing-data"
+	// ProblemUnsafeEntry: an archive entry that is not a regular file
+	// (symlink, hard link, device, directory) or whose path is not local
+	// (absolute, "..", "." or empty elements).
+	ProblemUnsafeEntry ProblemKind = "unsafe-entry"
+	// ProblemItem: an item whose body is not one JSON object, or whose
+	// apiVersion, kind, metadata.name or metadata.namespace do not match
+	// its path.
+	ProblemItem ProblemKind = "item"
+	// ProblemDuplicate: an item twice in the archive, or twice in the
+	// resource list.
+	ProblemDuplicate ProblemKind = "duplicate"
+	// ProblemMissing: an item in the resource list but not in the archive.
+	ProblemMissing ProblemKind = "missing"
+	// ProblemUnlisted: an item in the archive but not in the resource list.
+	ProblemUnlisted ProblemKind = "unlisted"
+	// ProblemPreferredCopy: an item without its <version>-preferredversion
+	// copy, or a copy without its item.
+	ProblemPreferredCopy ProblemKind = "preferred-copy"
+	// ProblemProgress: velero-backup.json's status.progress disagrees with
+	// the archive or the resource list.
+	ProblemProgress ProblemKind = "progress"
+)
+
+// maxProblems bounds the problems a report lists.
+const maxProblems = 100
+
+// Problem is one thing wrong with a backup. It is an error: errors.Is
+// matches ErrCorrupt.
 type Problem struct {
+	// Kind says what is wrong, to branch on.
+	Kind ProblemKind
 	// File is the file at fault ("" for the backup as a whole).
 	File string
+	// Item names the item at fault, "" when the problem is not about one
+	// item: "<group>/<version>/<Kind> <namespace>/<name>" as in the
+	// resource list ("v1/ConfigMap demo/settings"), or the archive path
+	// for an entry that cannot be identified.
+	Item string
 	// Message says what is wrong.
 	Message string
 }
 
-// String returns "file: message".
+// String returns "file: item: message", leaving out what is empty.
 func (p Problem) String() string {
-	if p.File == "" {
-		return p.Message
+	out := p.Message
+	if p.Item != "" {
+		out = p.Item + ": " + out
 	}
-	return p.File + ": " + p.Message
+	if p.File != "" {
+		out = p.File + ": " + out
+	}
+	return out
 }
 
-func (r *VerifyReport) problem(file, format string, args ...any) {
-	r.Problems = append(r.Problems, Problem{File: file, Message: fmt.Sprintf(format, args...)})
+// Error returns "backup: <kind>: " and String.
+func (p Problem) Error() string { return "backup: " + string(p.Kind) + ": " + p.String() }
+
+// Unwrap returns ErrCorrupt.
+func (p Problem) Unwrap() error { return ErrCorrupt }
+
+func (r *VerifyReport) add(p Problem) {
+	if len(r.Problems) >= maxProblems {
+		r.ProblemsLeftOut++
+		return
+	}
+	r.Problems = append(r.Problems, p)
 }
 
-// Verify checks backup name in the bucket without a Velero server:
-// the required files are present, velero-backup.json decodes and is final,
-// every gzip stream is intact (CRC and length), the tarball is readable
-// with a metadata/version file, and the items in it match the resource
-// list, per API group and namespace. It streams every file, so memory use
-// does not grow with the backup's size, and resumes interrupted downloads.
+func (r *VerifyReport) problem(kind ProblemKind, file, format string, args ...any) {
+	r.add(Problem{Kind: kind, File: file, Message: fmt.Sprintf(format, args...)})
+}
+
+func (r *VerifyReport) itemProblem(kind ProblemKind, file, item, format string, args ...any) {
+	r.add(Problem{Kind: kind, File: file, Item: item, Message: fmt.Sprintf(format, args...)})
+}
+
+// Verify proves backup name in the bucket complete and consistent,
+// without a Velero server; backup/doc.go lists what it checks. It streams
+// every file, resumes interrupted downloads, and keeps memory flat: 8 bytes
+// and a few bits per item besides fixed buffers.
 //
 // Verify returns the report and, when it lists problems, a *VerifyError
 // (ErrCorrupt). Errors reaching the bucket are returned as they are.
 func (s *Store) Verify(ctx context.Context, name string, opts VerifyOptions) (*VerifyReport, error) {
-	rep := &VerifyReport{Backup: name}
 	files, err := s.Files(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", name, err)
 	}
+	v := &verification{name: name, rep: &VerifyReport{Backup: name}, set: newItemSet(),
+		open: func(ctx context.Context, file string) (io.ReadCloser, error) {
+			return s.open(ctx, s.backupKey(name, file))
+		}}
+	return v.run(ctx, files, opts)
+}
+
+// run verifies the backup whose folder holds files.
+func (v *verification) run(ctx context.Context, files []Object, opts VerifyOptions) (*VerifyReport, error) {
+	name, rep := v.name, v.rep
 	rep.Files = files
 	present := map[string]Object{}
 	for _, f := range files {
@@ -86,7 +170,7 @@ func (s *Store) Verify(ctx context.Context, name string, opts VerifyOptions) (*V
 	}
 	for _, f := range []string{metadataFile, archiveFile(name), resourceListFile(name)} {
 		if _, ok := present[f]; !ok {
-			rep.problem(f, "missing")
+			rep.problem(ProblemFile, f, "missing")
 		}
 	}
 	for _, f := range []string{logsFile(name), resultsFile(name)} {
@@ -95,31 +179,32 @@ func (s *Store) Verify(ctx context.Context, name string, opts VerifyOptions) (*V
 		}
 	}
 	if _, ok := present[metadataFile]; ok {
-		if err := s.verifyMetadata(ctx, name, rep); err != nil {
+		if err := v.metadata(ctx); err != nil {
 			return nil, err
 		}
 	}
-	listed := counts{}
 	if _, ok := present[resourceListFile(name)]; ok {
-		if err := s.verifyResourceList(ctx, name, rep, listed); err != nil {
+		if err := v.resourceList(ctx); err != nil {
 			return nil, err
 		}
 	}
+	v.set.seal()
 	for _, f := range []string{logsFile(name), resultsFile(name)} {
 		if _, ok := present[f]; ok {
-			if err := s.verifyGzip(ctx, name, f, rep); err != nil {
+			if err := v.gzipFile(ctx, f); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if obj, ok := present[archiveFile(name)]; ok {
 		rep.ArchiveBytes = obj.Size
-		archived, err := s.verifyArchive(ctx, name, obj.Size, rep, opts)
-		if err != nil {
+		if err := v.archive(ctx, obj.Size, opts); err != nil {
 			return nil, err
 		}
-		if _, ok := present[resourceListFile(name)]; ok && rep.OK() {
-			compareCounts(rep, listed, archived)
+		if v.archiveRead {
+			if err := v.compare(ctx); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if !rep.OK() {
@@ -135,77 +220,10 @@ func transient(ctx context.Context, err error) bool {
 	return ctx.Err() != nil || errors.As(err, &fe)
 }
 
-func (s *Store) verifyMetadata(ctx context.Context, name string, rep *VerifyReport) error {
-	b, err := s.Backup(ctx, name)
-	if err != nil {
-		if transient(ctx, err) {
-			return fmt.Errorf("verify %s: %w", name, err)
-		}
-		rep.problem(metadataFile, "%v", unwrapDecode(err))
-		return nil
-	}
-	rep.Phase = string(b.Status.Phase)
-	if b.Name != name {
-		rep.problem(metadataFile, "names backup %q, not %q", b.Name, name)
-	}
-	switch b.Status.Phase {
-	case velerov1.BackupPhaseCompleted:
-	case velerov1.BackupPhasePartiallyFailed:
-		rep.Notes = append(rep.Notes, fmt.Sprintf("phase PartiallyFailed (%d errors, %d warnings)", b.Status.Errors, b.Status.Warnings))
-	case velerov1.BackupPhaseFailed:
-		rep.problem(metadataFile, "backup failed: %s", b.Status.FailureReason)
-	default:
-		rep.problem(metadataFile, "phase %q is not final (Velero has not finished this backup)", b.Status.Phase)
-	}
-	return nil
-}
-
 func unwrapDecode(err error) error {
 	var de *DecodeError
 	if errors.As(err, &de) {
 		return de.Err
 	}
 	return err
-}
-
-func (s *Store) verifyResourceList(ctx context.Context, name string, rep *VerifyReport, listed counts) error {
-	file := resourceListFile(name)
-	rc, err := s.openGzip(ctx, s.backupKey(name, file))
-	if err != nil {
-		if transient(ctx, err) {
-			return fmt.Errorf("verify %s: %w", name, err)
-		}
-		rep.problem(file, "%v", unwrapDecode(err))
-		return nil
-	}
-	defer rc.Close()
-	err = scanResourceList(rc, func(gvk, item string) {
-		listed.add(groupOf(gvk), namespaceOf(item))
-		rep.ListedItems++
-	})
-	if err == nil {
-		_, err = io.Copy(io.Discard, rc) // reach the gzip trailer: CRC and size
-	}
-	if err != nil {
-		if transient(ctx, err) {
-			return fmt.Errorf("verify %s: %w", name, err)
-		}
-		rep.problem(file, "%v", unwrapDecode(err))
-	}
-	return nil
-}
-
-func (s *Store) verifyGzip(ctx context.Context, name, file string, rep *VerifyReport) error {
-	rc, err := s.openGzip(ctx, s.backupKey(name, file))
-	if err == nil {
-		_, err = io.Copy(io.Discard, rc)
-		rc.Close()
-	}
-	if err != nil {
-		if transient(ctx, err) {
-			return fmt.Errorf("verify %s: %w", name, err)
-		}
-		rep.problem(file, "%v", unwrapDecode(err))
-	}
-	return nil
 }
