@@ -28,6 +28,10 @@ const (
 	// DropUnknownGPU: a counted pod has shares on GPUs its node does not
 	// register; those shares count nowhere.
 	DropUnknownGPU DropReason = "UnknownGPU"
+	// DropTerminatingUnseen: a pod first seen with a deletionTimestamp;
+	// HAMi does not count it (a pod counted before it began terminating
+	// keeps counting).
+	DropTerminatingUnseen DropReason = "TerminatingUnseen"
 )
 
 // ObjectError reports a Node or Pod the ledger leaves out, wholly or in
