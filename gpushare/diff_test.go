@@ -142,8 +142,11 @@ func randomNodes(rng *rand.Rand) []diffNode {
 			if rng.IntN(12) == 0 {
 				devs[j].Cores = 200 // deviceCoreScaling 2
 			}
-			if rng.IntN(25) == 0 {
+			switch rng.IntN(25) {
+			case 0:
 				devs[j].Type = "Tesla V100-PCIE-32GB" // named before v2.8's NVIDIA- prefix: not an NVIDIA device to HAMi's Fit
+			case 1:
+				devs[j].Type = gpushare.VendorNVIDIA // exactly the request type: scored with the request, placeholders written
 			}
 		}
 		if rng.IntN(3) == 0 {

@@ -264,10 +264,8 @@ func Recount(nodes []Node, held []Held, collapse bool) {
 		var order []string
 		for ci, ctr := range h.Containers {
 			for _, a := range ctr {
-				if _, ok := app[a.UUID]; !ok {
-					if _, ok := init[a.UUID]; !ok {
-						order = append(order, a.UUID)
-					}
+				if !contains(order, a.UUID) {
+					order = append(order, a.UUID)
 				}
 				if collapse && ci < h.InitCount && h.InitReleased {
 					continue
