@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,6 +20,13 @@ import (
 // random decisions and 4897/6000 Allocate verdicts (measured with these
 // tests as first committed, in 1b458c8: before the blocker column, the
 // mutex placements and the devices without "NVIDIA" in their type).
+//
+// Issue 20 (hamiref re-read from HAMi v2.10.0, corpora with NVIDIA-typed
+// devices, HAMi's bytes and NumaNotFit compared, pods committed as HAMi
+// annotates them): before its gpushare changes, 5375/8000 random
+// decisions (GPU picks and bytes 6595, usage 6585, node score 7664, fail
+// reasons 7832), 2657/12000 pod-handler usage states, 547/1200 request
+// derivations; after, all agree.
 const (
 	wantTableAgreement  = 100.0
 	wantRandomAgreement = 100.0
@@ -214,16 +223,29 @@ func randomPod(rng *rand.Rand, name string, nodes []diffNode) gpushare.PodReques
 	return r
 }
 
+// diffSeed is where the random corpora start: TENANTKIT_DIFF_SEED moves
+// them to fresh inputs (0 when unset).
+func diffSeed(t *testing.T) int {
+	v := os.Getenv("TENANTKIT_DIFF_SEED")
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	require.NoError(t, err, "TENANTKIT_DIFF_SEED")
+	return n
+}
+
 // TestDifferentialRandom compares decisions on seeded random clusters and
-// pod streams (400 clusters × 20 pods, 80 under -short), releasing pods now
-// and then so usage goes up and down.
+// pod streams (1000 clusters × 20 pods, 80 under -short), releasing pods
+// now and then so usage goes up and down.
 func TestDifferentialRandom(t *testing.T) {
-	clusters := 400
+	clusters := 1000
 	if testing.Short() {
 		clusters = 80
 	}
 	var total tally
-	for seed := range clusters {
+	base := diffSeed(t)
+	for seed := base; seed < base+clusters; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 12))
 		cfg := gpushare.Config{CollapseInitContainers: true}
 		if seed%2 == 1 {

@@ -115,9 +115,13 @@ func scoredRequest(c *ContainerRequest, d *Device) Amount {
 	if d.Type != VendorNVIDIA {
 		return Amount{}
 	}
+	pct := c.MemoryPercent
+	if pct == 0 && c.MemoryMiB == 0 {
+		pct = 100 // neither: the whole card, HAMi's percentage 100
+	}
 	mem := int64(c.MemoryMiB)
-	if c.MemoryPercent != 0 {
-		mem = int64(int32(int64(d.MemoryMiB) * int64(c.MemoryPercent) / 100))
+	if pct != 0 {
+		mem = int64(int32(int64(d.MemoryMiB) * int64(pct) / 100))
 	}
 	return Amount{Slots: 1, MemoryMiB: mem, Cores: int64(c.Cores)}
 }

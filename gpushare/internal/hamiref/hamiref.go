@@ -9,6 +9,16 @@
 // with HAMi's Less, walk it from the end), so that a disagreement with
 // gpushare points at gpushare.
 //
+// Besides the decision it models the webhook and request derivation
+// (Webhook, Requests: MutateAdmission and GenerateResourceRequests), the
+// bytes the scheduler writes (Encode: no placeholder for a GPU-less
+// container unless a device is typed exactly "NVIDIA"), and the pod
+// handlers' history (Cache: terminating pods, init release, positional
+// collapse in Recount). Issue 20 re-read each of these in HAMi v2.10.0's
+// source rather than in gpushare; every fact here was established by
+// reading (building HAMi beside it was tried, but its dependencies did not
+// download in time), with file:line@v2.10.0 where cited.
+//
 // Out of scope, as in gpushare: namespace quotas, topology-aware pair
 // scores, dynamic MIG placement and sidecar init containers.
 package hamiref
