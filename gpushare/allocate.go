@@ -9,15 +9,38 @@ import (
 
 // Annotations returns the pod annotations HAMi's scheduler writes when it
 // decides this placement (at Filter time): the node, the decision's Unix
-// time, and the allocation string in both -to-allocate and -allocated.
+// time, and the allocation string (Written) in both -to-allocate and
+// -allocated.
 func (p Placement) Annotations(now time.Time) map[string]string {
-	alloc := EncodePodDevices(p.Containers)
+	alloc := EncodePodDevices(p.Written())
 	return map[string]string{
 		AnnotationNode:       p.Node,
 		AnnotationTime:       strconv.FormatInt(now.Unix(), 10),
 		AnnotationToAllocate: alloc,
 		AnnotationAllocated:  alloc,
 	}
+}
+
+// Written returns the allocation as HAMi writes it: the entries of the
+// containers that got GPUs, in order, and an empty entry for a GPU-less
+// container only when EmptyEntries is set. HAMi's scoreNode appends those
+// placeholders under the node's device types (the models) while
+// PatchAnnotations writes the "NVIDIA" list (pkg/scheduler/score.go:
+// 233-281, pkg/device/nvidia/device.go:505@v2.10.0), so they survive only
+// on a node that registers a device of type exactly "NVIDIA". HAMi then
+// reads the entries by position: the first InitContainers are taken as
+// init containers' (see Ledger.SetPod).
+func (p Placement) Written() PodAllocation {
+	if p.EmptyEntries {
+		return p.Containers
+	}
+	out := make(PodAllocation, 0, len(p.Containers))
+	for _, c := range p.Containers {
+		if len(c) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // AllocationError reports a placement Allocate refuses because one GPU
@@ -88,7 +111,7 @@ func (l *Ledger) commitLocked(p Placement, check bool) error {
 			return err
 		}
 	}
-	ps := &podState{podKey: key, node: p.Node, alloc: p.Containers,
+	ps := &podState{podKey: key, node: p.Node, alloc: p.Written(),
 		initCount: p.InitContainers, ctrCount: len(p.Containers)}
 	ps.contrib = contributions(ps, l.cfg.CollapseInitContainers)
 	for _, c := range ps.contrib {

@@ -50,6 +50,12 @@ type Config struct {
 	// gpucores 100 for containers that take a whole card's memory (the
 	// v2.7+ exclusive default).
 	SkipWebhookDefaults bool
+	// StrictRequests makes NewPodRequest refuse, with a *RequestError, a
+	// pod whose resources HAMi would bend: a percentage or cores over 100
+	// (HAMi clamps), a gpumem or GPU count it ignores, a percentage its
+	// webhook refuses. False (the default) derives what HAMi derives and
+	// lists the oddity in PodRequest.Warnings.
+	StrictRequests bool
 
 	// NodePolicy is the default node policy ("" means NodeBinpack).
 	NodePolicy NodePolicy

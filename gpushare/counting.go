@@ -8,8 +8,10 @@ import (
 
 // Counts reports whether HAMi's scheduler counts a pod's allocation: it has
 // hami.io/vgpu-node and hami.io/vgpu-devices-allocated and is neither
-// Succeeded nor Failed. Terminating pods still count; the bind phase is not
-// consulted.
+// Succeeded nor Failed. The bind phase is not consulted. A terminating pod
+// (deletionTimestamp set) counts only if it was counted before it began
+// terminating, which Counts cannot tell: the Ledger keeps that history
+// (SetPod).
 func Counts(pod *corev1.Pod) bool {
 	if pod.Annotations[AnnotationNode] == "" {
 		return false
@@ -19,6 +21,9 @@ func Counts(pod *corev1.Pod) bool {
 	}
 	return !finished(pod)
 }
+
+// terminating is IsPodTerminating (pkg/util/util.go:307@v2.10.0).
+func terminating(pod *corev1.Pod) bool { return pod.DeletionTimestamp != nil }
 
 func finished(pod *corev1.Pod) bool {
 	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
@@ -48,6 +53,14 @@ func InitContainersSucceeded(pod *corev1.Pod) bool {
 // An allocation that does not decode, or that names no node on a pod that
 // has not finished, is not counted (as HAMi does), is recorded in Problems,
 // and is returned as an *ObjectError.
+//
+// SetPod follows the history HAMi's pod handler keeps (onAddPod and
+// onUpdatePod, pkg/scheduler/scheduler.go:137-224@v2.10.0): a terminating
+// pod keeps what it counted before, and one first seen terminating is not
+// counted (listed in Problems as DropTerminatingUnseen); with
+// Config.CollapseInitContainers, a pod's init-container entries stop
+// counting only on an update after all init containers succeeded, never
+// when the pod is first seen, and once they stop they do not come back.
 func (l *Ledger) SetPod(pod *corev1.Pod) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -68,8 +81,21 @@ func (l *Ledger) setPodLocked(pod *corev1.Pod) error {
 		return nil
 	}
 	node, raw := pod.Annotations[AnnotationNode], pod.Annotations[AnnotationAllocated]
-	initDone := len(pod.Spec.InitContainers) == 0 || InitContainersSucceeded(pod)
-	if old := l.pods[key]; old != nil && old.node == node && old.raw == raw && old.initDone == initDone {
+	old := l.pods[key]
+	if terminating(pod) {
+		if old != nil {
+			return nil // UpdatePod: the cached devices stay
+		}
+		pe := &ObjectError{Object: "pod/" + key.String(), Reason: DropTerminatingUnseen,
+			Err: fmt.Errorf("first seen with a deletionTimestamp: %w", ErrTerminatingUnseen)}
+		l.problems[pe.Object] = pe
+		return pe
+	}
+	// AllInitContainersSucceeded shrinks a pod HAMi already holds
+	// (onUpdatePod); InitContainerResourceReleased never reverts.
+	initDone := len(pod.Spec.InitContainers) == 0 ||
+		(old != nil && (old.initDone || InitContainersSucceeded(pod)))
+	if old != nil && old.node == node && old.raw == raw && old.initDone == initDone {
 		return nil
 	}
 	alloc, err := DecodePodDevices(raw)
@@ -150,12 +176,13 @@ func (l *Ledger) removePodLocked(key podKey) {
 // larger of the biggest init-container entry and the sum of the app
 // entries; slots are the number of app entries, or 1 when only init
 // containers use the GPU; once all init containers succeeded only app
-// entries count. Collapsing needs the positions (init containers first); if
-// the allocation does not have one entry per container, every entry is
-// taken as an app container's.
+// entries count. Entries are taken by position, as CollapseInitContainerUsage does
+// (pkg/device/initContainer.go:36@v2.10.0): the first initCount entries
+// are init containers' even when HAMi wrote no placeholder for a GPU-less
+// container and the entries have shifted.
 func contributions(p *podState, collapse bool) []contribution {
 	initN := 0
-	if collapse && len(p.alloc) == p.ctrCount {
+	if collapse {
 		initN = p.initCount
 	}
 	entries := 0

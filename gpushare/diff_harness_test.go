@@ -32,6 +32,9 @@ type world struct {
 	nodes  []diffNode
 	held   []gpushare.Placement
 	ledger *gpushare.Ledger
+	// written is the allocation string HAMi wrote for each held pod, by
+	// name (hamiref.Encode); both sides count the pod from it.
+	written map[string]string
 }
 
 func newWorld(t *testing.T, cfg gpushare.Config, nodes []diffNode) *world {
@@ -45,7 +48,7 @@ func newWorld(t *testing.T, cfg gpushare.Config, nodes []diffNode) *world {
 		}
 		require.NoError(t, l.SetNode(node))
 	}
-	return &world{cfg: l.Config(), nodes: nodes, ledger: l}
+	return &world{cfg: l.Config(), nodes: nodes, ledger: l, written: map[string]string{}}
 }
 
 // refNodes is the cluster as HAMi's scheduler holds it, usage counted by
@@ -63,6 +66,9 @@ func (w *world) refNodes() []hamiref.Node {
 	held := make([]hamiref.Held, len(w.held))
 	for i, p := range w.held {
 		held[i] = hamiref.Held{Node: p.Node, InitCount: p.InitContainers, Containers: refAllocs(p.Containers)}
+		if raw, ok := w.written[p.Name]; ok {
+			held[i].Containers, _ = hamiref.Decode(raw)
+		}
 	}
 	hamiref.Recount(out, held, w.cfg.CollapseInitContainers)
 	return out
@@ -174,10 +180,28 @@ func (w *world) decide(t *testing.T, tl *tally, req gpushare.PodRequest) bool {
 		if !ok[2] {
 			why = append(why, fmt.Sprintf("GPUs %v, HAMi %v", refAllocs(pl.Containers), r.Containers))
 		}
+		var refNode hamiref.Node
+		for _, n := range refN {
+			if n.Name == node {
+				refNode = n
+			}
+		}
+		raw := hamiref.Encode(refNode, r.Containers)
+		if ok[2] {
+			if got := pl.Annotations(gpusharetest.Epoch)[gpushare.AnnotationAllocated]; got != raw {
+				ok[2] = false
+				why = append(why, fmt.Sprintf("writes %q, HAMi %q", got, raw))
+			}
+		}
 		ok[3] = w.placementScoreAgrees(pl, r)
 		commit := pl
 		commit.Node, commit.Containers = node, hamiAllocation(r.Containers)
 		require.NoError(t, w.ledger.Allocate(commit), "HAMi's decision must be allocatable")
+		// Then the pod as HAMi annotated it, which both sides count.
+		pod := gpusharetest.AllocatedPodT(t, commit)
+		pod.Annotations[gpushare.AnnotationAllocated], pod.Annotations[gpushare.AnnotationToAllocate] = raw, raw
+		require.NoError(t, w.ledger.SetPod(pod))
+		w.written[commit.Name] = raw
 		w.held = append(w.held, commit)
 	}
 	tl.cases++
@@ -238,8 +262,8 @@ func (w *world) usageAgrees(t *testing.T, refN []hamiref.Node, d hamiref.Decisio
 }
 
 // reasonsAgree compares, per failing node, the per-GPU reasons of the first
-// container that failed with the counts HAMi's Fit reports (its
-// bookkeeping reasons NumaNotFit and AllocatedCardsInsufficientRequest
+// container that failed with the counts HAMi's Fit reports, NumaNotFit
+// included (its bookkeeping reason AllocatedCardsInsufficientRequest
 // aside).
 var reasonDiff string
 
@@ -258,7 +282,7 @@ func reasonsAgree(d hamiref.Decision, fe *gpushare.FitError) bool {
 		}
 		want := map[string]int{}
 		for k, v := range r.Reasons {
-			if k != hamiref.NumaNotFit && k != hamiref.AllocatedCardsInsufficientRequest {
+			if k != hamiref.AllocatedCardsInsufficientRequest {
 				want[k] = v
 			}
 		}

@@ -41,6 +41,11 @@ var (
 	// It is wrapped by *ObjectError.
 	ErrAllocationWithoutNode = errors.New("gpushare: allocation without a node")
 
+	// ErrTerminatingUnseen is returned when a pod is first seen with a
+	// deletionTimestamp: HAMi's pod handler does not count it, though it
+	// may still hold its GPUs. It is wrapped by *ObjectError.
+	ErrTerminatingUnseen = errors.New("gpushare: pod first seen terminating")
+
 	// ErrUnknownNode is returned when the ledger has no GPU node of that
 	// name.
 	ErrUnknownNode = errors.New("gpushare: unknown node")

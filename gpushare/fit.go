@@ -25,6 +25,10 @@ type Placement struct {
 	// InitContainers is the number of init containers at the front of
 	// Containers.
 	InitContainers int
+	// EmptyEntries says HAMi writes an empty entry for each GPU-less
+	// container: the node registers a device of type exactly "NVIDIA"
+	// (see Written). Fit sets it.
+	EmptyEntries bool
 }
 
 // plan is a PodRequest compiled for fitting.
@@ -205,6 +209,9 @@ func placementFrom(n *nodeState, req *PodRequest, picks []pick) Placement {
 			pl.InitContainers++
 		}
 	}
+	for i := range n.gpus {
+		pl.EmptyEntries = pl.EmptyEntries || n.gpus[i].dev.Type == VendorNVIDIA
+	}
 	return pl
 }
 
@@ -240,7 +247,7 @@ func fitNode(n *nodeState, p *plan, s *scratch, exp *NodeFailure) bool {
 			s.initWork, s.initOrder = resetWork(n, s.initWork, s.initOrder)
 			work, order = s.initWork, s.initOrder
 		}
-		s.sortGPUs(p, work, order)
+		s.sortGPUs(p, c, work, order)
 		if int(c.Count) > n.nvidiaGPUs {
 			if exp != nil {
 				*exp = NodeFailure{Node: n.name, Container: c.Name, Reason: ReasonNodeInsufficientDevice,
@@ -284,7 +291,16 @@ func fitContainer(c *ContainerRequest, p *plan, s *scratch, work []workGPU, orde
 			r = ReasonCardTypeMismatch
 		}
 		if r == "" && p.numaBind && w.g.dev.NUMA != prevNUMA {
-			// numa-bind: a GPU on another NUMA node starts over.
+			// numa-bind: a GPU on another NUMA node starts over; HAMi
+			// counts NumaNotFit once per GPU given up
+			// (pkg/device/nvidia/device.go:746-748@v2.10.0).
+			if exp != nil {
+				for _, gi := range s.sel {
+					g := work[gi].g
+					gpus = append(gpus, GPUFailure{ID: g.dev.ID, Reason: ReasonNUMANotFit,
+						Detail: fmt.Sprintf("fits, but only %d of %d GPUs fit on NUMA node %d", len(s.sel), c.Count, g.dev.NUMA)})
+				}
+			}
 			s.sel, need, prevNUMA = s.sel[:0], c.Count, w.g.dev.NUMA
 		}
 		if r == "" && uuids && sel.uuidAllowed(w.g.dev.ID) != "" {

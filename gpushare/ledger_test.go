@@ -19,6 +19,8 @@ func TestLedgerCountingRules(t *testing.T) {
 	}
 	running := pod("running", 1000)
 	terminating := pod("terminating", 2000)
+	require.NoError(t, l.SetPod(terminating)) // seen before it began terminating
+	terminating = terminating.DeepCopy()
 	terminating.DeletionTimestamp = &metav1.Time{Time: gpusharetest.Epoch}
 	pending := pod("pending", 4000)
 	pending.Status.Phase = corev1.PodPending
@@ -35,6 +37,13 @@ func TestLedgerCountingRules(t *testing.T) {
 	require.ErrorIs(t, l.SetPod(noNode), gpushare.ErrAllocationWithoutNode)
 	require.Equal(t, gpushare.DropAllocationWithoutNode, l.Problems()["pod/held/no-node"].Reason)
 	require.Len(t, l.Problems(), 1, "finished pods are not problems")
+	// A pod first seen terminating is not counted, as HAMi's onAddPod
+	// does (UpdatePod on an unknown pod), and said so.
+	late := pod("late", 64000)
+	late.DeletionTimestamp = &metav1.Time{Time: gpusharetest.Epoch}
+	require.ErrorIs(t, l.SetPod(late), gpushare.ErrTerminatingUnseen)
+	require.Equal(t, gpushare.DropTerminatingUnseen, l.Problems()["pod/held/late"].Reason)
+	l.DeletePod("held", "late")
 	nu, ok := l.Node("n")
 	require.True(t, ok)
 	require.Equal(t, gpushare.Amount{Slots: 3, MemoryMiB: 7000, Cores: 30}, nu.GPUs[0].Used, "running, terminating and pending count")
@@ -80,9 +89,18 @@ func TestLedgerInitContainerCollapse(t *testing.T) {
 					State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}}}
 			}
 			l := newLedger(t, gpushare.Config{CollapseInitContainers: tc.collapse}, []*corev1.Node{node})
+			require.NoError(t, l.SetPod(pod))
 			require.NoError(t, l.SetPod(p))
 			nu, _ := l.Node("n")
 			require.Equal(t, tc.want, nu.GPUs[0].Used)
+			if tc.initDone {
+				// HAMi's onAddPod collapses a pod first seen with its init
+				// containers done; only an update shrinks it.
+				l := newLedger(t, gpushare.Config{CollapseInitContainers: true}, []*corev1.Node{node})
+				require.NoError(t, l.SetPod(p))
+				nu, _ := l.Node("n")
+				require.Equal(t, gpushare.Amount{Slots: 2, MemoryMiB: 30000, Cores: 40}, nu.GPUs[0].Used)
+			}
 		})
 	}
 }

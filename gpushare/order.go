@@ -86,10 +86,10 @@ func (g *gpuOrder) less(a, b *workGPU) bool {
 
 // sortGPUs scores the GPUs of work from their usage (see DeviceScore) and
 // sorts order, which holds indexes into work, in HAMi's ascending order.
-func (s *scratch) sortGPUs(p *plan, work []workGPU, order []int) {
+func (s *scratch) sortGPUs(p *plan, c *ContainerRequest, work []workGPU, order []int) {
 	for i := range work {
 		w := &work[i]
-		w.score = DeviceScore(w.g.capacity(), w.used, Amount{}, p.weights)
+		w.score = DeviceScore(w.g.capacity(), w.used, scoredRequest(c, &w.g.dev), p.weights)
 	}
 	if len(order) > maxInsertion {
 		s.sorter = gpuSorter{ord: p.ord, work: work, order: order}
@@ -102,6 +102,28 @@ func (s *scratch) sortGPUs(p *plan, work []workGPU, order []int) {
 			order[j], order[j-1] = order[j-1], order[j]
 		}
 	}
+}
+
+// scoredRequest is the request ComputeScore adds to a device's usage
+// (pkg/scheduler/policy/gpu_policy.go:194-214@v2.10.0): only when the
+// device's registered type is exactly the request's, "NVIDIA", which a
+// device plugin writes for none of NVIDIA's models but a hand-written or
+// older registration may carry. One slot, the cores, and the percentage of
+// the card when one is set, else gpumem (the score reads the percentage
+// first, the Fit gpumem first).
+func scoredRequest(c *ContainerRequest, d *Device) Amount {
+	if d.Type != VendorNVIDIA {
+		return Amount{}
+	}
+	pct := c.MemoryPercent
+	if pct == 0 && c.MemoryMiB == 0 {
+		pct = 100 // neither: the whole card, HAMi's percentage 100
+	}
+	mem := int64(c.MemoryMiB)
+	if pct != 0 {
+		mem = int64(int32(int64(d.MemoryMiB) * int64(pct) / 100))
+	}
+	return Amount{Slots: 1, MemoryMiB: mem, Cores: int64(c.Cores)}
 }
 
 // gpuSorter is sort.Interface over an order, for nodes with more GPUs than

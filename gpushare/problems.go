@@ -28,12 +28,16 @@ const (
 	// DropUnknownGPU: a counted pod has shares on GPUs its node does not
 	// register; those shares count nowhere.
 	DropUnknownGPU DropReason = "UnknownGPU"
+	// DropTerminatingUnseen: a pod first seen with a deletionTimestamp;
+	// HAMi does not count it (a pod counted before it began terminating
+	// keeps counting).
+	DropTerminatingUnseen DropReason = "TerminatingUnseen"
 )
 
 // ObjectError reports a Node or Pod the ledger leaves out, wholly or in
 // part, and why. It wraps the cause: an *AnnotationError (errors.Is
-// ErrMalformedAnnotation), ErrAllocationWithoutNode, ErrUnknownNode or
-// ErrUnknownGPU.
+// ErrMalformedAnnotation), ErrAllocationWithoutNode, ErrTerminatingUnseen,
+// ErrUnknownNode or ErrUnknownGPU.
 type ObjectError struct {
 	// Object is "node/<name>" or "pod/<namespace>/<name>".
 	Object string
@@ -53,7 +57,8 @@ func (e *ObjectError) Unwrap() error { return e.Err }
 
 // Problems returns every object the ledger leaves out, wholly or in part,
 // keyed by ObjectError.Object: nodes whose registration does not decode,
-// pods whose allocation does not decode or names no node, and counted pods
+// pods whose allocation does not decode or names no node, pods first seen
+// terminating, and counted pods
 // whose shares land on no registered node or GPU.
 func (l *Ledger) Problems() map[string]*ObjectError {
 	l.mu.RLock()

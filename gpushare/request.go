@@ -3,10 +3,8 @@ package gpushare
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // ContainerRequest is what one container asks of HAMi, per GPU.
@@ -59,6 +57,11 @@ type PodRequest struct {
 	GPUPolicy GPUPolicy
 	// Weights weigh the GPU score; the zero value means DefaultWeights.
 	Weights Weights
+	// Warnings lists what NewPodRequest read as HAMi does but is odd: a
+	// value HAMi clamps, ignores or refuses in its webhook, one per
+	// container and resource (see NewPodRequest). Config.StrictRequests
+	// turns the first into NewPodRequest's error.
+	Warnings []*RequestError
 }
 
 // GPUs returns the number of GPU entries the pod needs: the sum of Count.
@@ -110,27 +113,35 @@ func (r *PodRequest) Validate() error {
 	return nil
 }
 
-// NewPodRequest derives a pod's request the way HAMi's webhook and
-// scheduler do (HAMi v2.10 GenerateResourceRequests):
+// NewPodRequest derives a pod's request the way HAMi v2.10's webhook and
+// scheduler do (MutateAdmission, then GenerateResourceRequests, in
+// pkg/device/nvidia/device.go@v2.10.0):
 //
 //   - every resource is read from limits, then requests;
 //   - unless cfg.SkipWebhookDefaults, a container with gpumem,
-//     gpumem-percentage or gpucores but no nvidia.com/gpu gets
-//     cfg.DefaultGPUNum GPUs, and one that takes a whole card's memory
-//     (percentage 100, or neither gpumem nor percentage) without gpucores
-//     gets gpucores 100 — an exclusive card;
+//     gpumem-percentage or gpucores in its limits but no nvidia.com/gpu
+//     there gets cfg.DefaultGPUNum GPUs, and one that takes a whole card's
+//     memory (percentage 100, or neither gpumem nor percentage) without
+//     gpucores gets gpucores 100 — an exclusive card;
 //   - gpumem wins over gpumem-percentage; a percentage of 0 is unset;
 //   - with neither, the container gets cfg.DefaultMemoryMiB, or 100 % when
 //     that is 0;
 //   - gpucores defaults to cfg.DefaultCores.
 //
-// Where HAMi would quietly treat a container as asking for no GPU (a gpumem
-// that is not a whole number, negative, or overflows with memoryFactor), or
-// its webhook would refuse the pod (a percentage outside 0–100), or its
-// scheduler would quietly fall back (an unknown policy name), NewPodRequest
-// returns a *RequestError naming the container and resource. Containers are
-// listed init containers first. The pod's selection and policy annotations
-// are read too.
+// Where HAMi bends a value, NewPodRequest bends it the same way and lists
+// the oddity in PodRequest.Warnings (a *RequestError naming the container,
+// the resource and what HAMi does): a percentage over 100 or cores over 100
+// are clamped to 100; a negative or fractional percentage is ignored; a
+// gpumem that is not a whole number of MiB within int32 (after
+// memoryFactor), or a GPU count that is not a whole number or is negative,
+// drops the container's GPU request; a percentage outside 0–100 on any
+// container, whatever its GPU count, is one HAMi's webhook refuses. With
+// cfg.StrictRequests the first oddity is returned as the error instead.
+// Cores that HAMi's int32 conversion turns negative are taken as 0 (HAMi
+// would subtract them from a card's usage). An unknown policy name in the
+// pod's annotations is always a *RequestError. Containers are listed init
+// containers first. The pod's selection and policy annotations are read
+// too.
 func NewPodRequest(pod *corev1.Pod, cfg Config) (PodRequest, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -142,11 +153,14 @@ func NewPodRequest(pod *corev1.Pod, cfg Config) (PodRequest, error) {
 		init bool
 	}{{pod.Spec.InitContainers, true}, {pod.Spec.Containers, false}} {
 		for i := range list.ctrs {
-			c, err := containerRequest(&list.ctrs[i], list.init, &cfg)
-			if err != nil {
-				err.Pod = r.key()
-				return PodRequest{}, err
+			c, odd := containerRequest(&list.ctrs[i], list.init, &cfg)
+			for _, o := range odd {
+				o.Pod = r.key()
 			}
+			if cfg.StrictRequests && len(odd) > 0 {
+				return PodRequest{}, odd[0]
+			}
+			r.Warnings = append(r.Warnings, odd...)
 			r.Containers = append(r.Containers, c)
 		}
 	}
@@ -195,73 +209,4 @@ func withPod(err error, pod string) error {
 		re.Pod = pod
 	}
 	return err
-}
-
-// lookup reads a resource from limits, then requests.
-func lookup(c *corev1.Container, name string) (resource.Quantity, bool) {
-	if q, ok := c.Resources.Limits[corev1.ResourceName(name)]; ok {
-		return q, true
-	}
-	q, ok := c.Resources.Requests[corev1.ResourceName(name)]
-	return q, ok
-}
-
-func containerRequest(c *corev1.Container, init bool, cfg *Config) (ContainerRequest, *RequestError) {
-	out := ContainerRequest{Name: c.Name, Init: init}
-	bad := func(res, why string) *RequestError {
-		return &RequestError{Container: c.Name, Resource: res, Reason: why}
-	}
-	rn := cfg.Resources
-	count, hasCount := lookup(c, rn.GPU)
-	mem, hasMem := lookup(c, rn.Memory)
-	pct, hasPct := lookup(c, rn.MemoryPercentage)
-	cores, hasCores := lookup(c, rn.Cores)
-	n := int64(cfg.DefaultGPUNum)
-	switch {
-	case hasCount:
-		v, ok := count.AsInt64()
-		if !ok || v < 0 || v > math.MaxInt32 {
-			return out, bad(rn.GPU, fmt.Sprintf("%s is not a whole number of GPUs", count.String()))
-		}
-		n = v
-	case cfg.SkipWebhookDefaults || !(hasMem || hasPct || hasCores):
-		return out, nil
-	}
-	if n == 0 {
-		return out, nil
-	}
-	out.Count = int32(n)
-	if hasMem {
-		v, ok := mem.AsInt64()
-		if !ok || v < 0 || v > math.MaxInt32/int64(cfg.MemoryFactor) {
-			return out, bad(rn.Memory, fmt.Sprintf("%s is not a whole number of MiB within int32 (HAMi would ignore the container's GPU request)", mem.String()))
-		}
-		out.MemoryMiB = int32(v) * cfg.MemoryFactor
-	}
-	var pctRaw int64
-	if hasPct {
-		v, ok := pct.AsInt64()
-		if !ok || v < 0 || v > 100 {
-			return out, bad(rn.MemoryPercentage, fmt.Sprintf("%s must be an integer between 0 and 100", pct.String()))
-		}
-		pctRaw, out.MemoryPercent = v, int32(v)
-	}
-	if out.MemoryMiB == 0 && out.MemoryPercent == 0 {
-		if cfg.DefaultMemoryMiB != 0 {
-			out.MemoryMiB = cfg.DefaultMemoryMiB
-		} else {
-			out.MemoryPercent = 100
-		}
-	}
-	out.Cores = cfg.DefaultCores
-	if hasCores {
-		v, ok := cores.AsInt64()
-		if !ok || v < 0 || v > 100 {
-			return out, bad(rn.Cores, fmt.Sprintf("%s must be an integer between 0 and 100", cores.String()))
-		}
-		out.Cores = int32(v)
-	} else if !cfg.SkipWebhookDefaults && (pctRaw == 100 || (!hasMem && !hasPct)) {
-		out.Cores = 100
-	}
-	return out, nil
 }

@@ -100,7 +100,8 @@ func TestNewPodRequestInitFirstAndAnnotations(t *testing.T) {
 	require.Equal(t, gpushare.Weights{Slot: 0, Core: 1, Memory: 2}, r.Weights)
 }
 
-func TestNewPodRequestInvalid(t *testing.T) {
+// TestNewPodRequestStrict: with StrictRequests, what HAMi bends is refused.
+func TestNewPodRequestStrict(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		res      corev1.ResourceRequirements
@@ -112,6 +113,7 @@ func TestNewPodRequestInvalid(t *testing.T) {
 		{"percentage over 100", limits(gpushare.ResourceGPU, "1", gpushare.ResourceMemoryPercentage, "101"), nil, gpushare.ResourceMemoryPercentage},
 		{"cores over 100", limits(gpushare.ResourceGPU, "1", gpushare.ResourceCores, "150"), nil, gpushare.ResourceCores},
 		{"fractional GPUs", limits(gpushare.ResourceGPU, "500m"), nil, gpushare.ResourceGPU},
+		{"percentage the webhook refuses on a GPU-less container", limits(gpushare.ResourceGPU, "0", gpushare.ResourceMemoryPercentage, "101"), nil, gpushare.ResourceMemoryPercentage},
 		{"unknown GPU policy", limits(gpushare.ResourceGPU, "1"), map[string]string{gpushare.AnnotationGPUPolicy: "pack"}, gpushare.AnnotationGPUPolicy},
 		{"unknown node policy", limits(gpushare.ResourceGPU, "1"), map[string]string{gpushare.AnnotationNodePolicy: "fill"}, gpushare.AnnotationNodePolicy},
 		{"weights all zero", limits(gpushare.ResourceGPU, "1"), map[string]string{gpushare.AnnotationScoringWeights: "slot=0,core=0,memory=0"}, gpushare.AnnotationScoringWeights},
@@ -120,7 +122,7 @@ func TestNewPodRequestInvalid(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Resources: tc.res}}}}
 			pod.Namespace, pod.Name, pod.Annotations = "ns", "p", tc.annos
-			_, err := gpushare.NewPodRequest(pod, gpushare.Config{})
+			_, err := gpushare.NewPodRequest(pod, gpushare.Config{StrictRequests: true})
 			require.ErrorIs(t, err, gpushare.ErrInvalidRequest)
 			var re *gpushare.RequestError
 			require.ErrorAs(t, err, &re)
@@ -149,4 +151,48 @@ func TestPolicies(t *testing.T) {
 	}
 	_, err = gpushare.NewLedger(gpushare.Config{GPUPolicy: "pack"})
 	require.ErrorIs(t, err, gpushare.ErrInvalidConfig)
+}
+
+// TestNewPodRequestBendsAsHAMi: by default NewPodRequest derives what
+// HAMi v2.10's scheduler derives and lists the oddity as a warning naming
+// the container, the resource and what HAMi does.
+func TestNewPodRequestBendsAsHAMi(t *testing.T) {
+	const (
+		gpu  = gpushare.ResourceGPU
+		mem  = gpushare.ResourceMemory
+		pct  = gpushare.ResourceMemoryPercentage
+		core = gpushare.ResourceCores
+	)
+	for _, tc := range []struct {
+		name     string
+		res      corev1.ResourceRequirements
+		want     gpushare.ContainerRequest
+		resource string
+		says     string
+	}{
+		{"cores over 100 are clamped", limits(gpu, "1", mem, "1000", core, "150"),
+			gpushare.ContainerRequest{Count: 1, MemoryMiB: 1000, Cores: 100}, core, "clamps it to 100"},
+		{"percentage over 100 is clamped, the webhook refuses it", limits(gpu, "1", pct, "150", core, "10"),
+			gpushare.ContainerRequest{Count: 1, MemoryPercent: 100, Cores: 10}, pct, "webhook refuses"},
+		{"gpumem beyond int32 drops the GPU request", limits(gpu, "1", mem, "2147483648"),
+			gpushare.ContainerRequest{}, mem, "ignores the container's GPU request"},
+		{"fractional gpumem drops the GPU request", limits(gpu, "1", mem, "1.5"),
+			gpushare.ContainerRequest{}, mem, "ignores the container's GPU request"},
+		{"fractional GPUs: no GPU request", limits(gpu, "500m"),
+			gpushare.ContainerRequest{}, gpu, "ignores the container's GPU request"},
+		{"GPU-less container with a percentage the webhook refuses", limits(gpu, "0", pct, "101"),
+			gpushare.ContainerRequest{}, pct, "webhook refuses the pod"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Resources: tc.res}}}}
+			r, err := gpushare.NewPodRequest(pod, gpushare.Config{})
+			require.NoError(t, err)
+			tc.want.Name = "main"
+			require.Equal(t, []gpushare.ContainerRequest{tc.want}, r.Containers)
+			require.NotEmpty(t, r.Warnings)
+			require.Equal(t, "main", r.Warnings[0].Container)
+			require.Equal(t, tc.resource, r.Warnings[0].Resource)
+			require.Contains(t, r.Warnings[0].Error(), tc.says)
+		})
+	}
 }

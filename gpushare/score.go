@@ -41,9 +41,11 @@ const scoreWeight = 10
 //
 // and 0 when any capacity is 0. HAMi v2.9+ adds the request only when the
 // request's type equals the device's; for NVIDIA that compares "NVIDIA" with
-// the model and never matches, so the scheduler ranks GPUs by existing
-// usage alone, and so does gpushare's Fit (it passes a zero request). Before
-// v2.9 the request was added; pass it to reproduce those scores. GPU0 of
+// the registered type, usually the model, so the scheduler ranks GPUs by
+// existing usage alone, and so does gpushare's Fit (it passes a zero
+// request), except on a device registered with type exactly "NVIDIA",
+// where Fit passes the request as HAMi does. Before v2.9 the request was
+// always added; pass it to reproduce those scores. GPU0 of
 // the worked example in HAMi's notes (two tasks, 30000 MiB and 30 cores used
 // of 10 slots, 81920 MiB and 100 cores, asked for 1 slot, 16000 MiB and 20
 // cores) scores 13.62.

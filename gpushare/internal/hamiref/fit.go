@@ -48,17 +48,21 @@ func fit(devs []Device, c Container, pod Pod, gpuPolicy string) ([]Alloc, map[st
 			continue
 		}
 		// numa-bind: a device on another NUMA node than the previous one
-		// starts the selection over. NVIDIA's Fit adds len(tmpDevs), the
-		// size of a map by device type: 1.
+		// starts the selection over. NVIDIA's Fit adds
+		// len(tmpDevs[k.Type]), the devices picked so far
+		// (pkg/device/nvidia/device.go:746-748@v2.10.0).
 		if bind && prevNUMA != d.NUMA {
 			if need != c.Nums {
-				reasons[NumaNotFit]++
+				reasons[NumaNotFit] += len(picks)
 			}
 			need, prevNUMA, picks = c.Nums, d.NUMA, nil
 		}
 		if !uuidAllowed(pod.Annotations, d.ID) { // device.CheckUUID
 			reasons[CardUUIDMismatch]++
 			continue
+		}
+		if d.Count > d.Used && !(mutex && d.Used > 0) && c.Coresreq > 100 {
+			c.Coresreq = 100 // device.go:772: clamped once past the slot and mutex checks
 		}
 		if r := Check(d, memoryOn(c, d), c.Coresreq, mutex); r != "" {
 			reasons[r]++
@@ -218,11 +222,17 @@ func find(devs []Device, id string) *Device {
 	return nil
 }
 
-// Held is a counted pod: its node and devices per container, init first.
+// Held is a counted pod: its node and its decoded allocation entries,
+// which HAMi reads by position: the first InitCount are init containers'
+// (CollapseInitContainerUsage, pkg/device/initContainer.go:36@v2.10.0),
+// whether or not a GPU-less container left a placeholder. InitReleased
+// drops them (AppContainersOnlyDeviceUsage, after onUpdatePod saw every
+// init container succeed).
 type Held struct {
-	Node       string
-	InitCount  int
-	Containers [][]Alloc
+	Node         string
+	InitCount    int
+	InitReleased bool
+	Containers   [][]Alloc
 }
 
 // Recount rebuilds every device's usage from the held pods, as the
@@ -254,10 +264,11 @@ func Recount(nodes []Node, held []Held, collapse bool) {
 		var order []string
 		for ci, ctr := range h.Containers {
 			for _, a := range ctr {
-				if _, ok := app[a.UUID]; !ok {
-					if _, ok := init[a.UUID]; !ok {
-						order = append(order, a.UUID)
-					}
+				if !contains(order, a.UUID) {
+					order = append(order, a.UUID)
+				}
+				if collapse && ci < h.InitCount && h.InitReleased {
+					continue
 				}
 				if collapse && ci < h.InitCount {
 					u := init[a.UUID]

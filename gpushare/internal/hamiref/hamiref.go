@@ -9,6 +9,16 @@
 // with HAMi's Less, walk it from the end), so that a disagreement with
 // gpushare points at gpushare.
 //
+// Besides the decision it models the webhook and request derivation
+// (Webhook, Requests: MutateAdmission and GenerateResourceRequests), the
+// bytes the scheduler writes (Encode: no placeholder for a GPU-less
+// container unless a device is typed exactly "NVIDIA"), and the pod
+// handlers' history (Cache: terminating pods, init release, positional
+// collapse in Recount). Issue 20 re-read each of these in HAMi v2.10.0's
+// source rather than in gpushare; every fact here was established by
+// reading (building HAMi beside it was tried, but its dependencies did not
+// download in time), with file:line@v2.10.0 where cited.
+//
 // Out of scope, as in gpushare: namespace quotas, topology-aware pair
 // scores, dynamic MIG placement and sidecar init containers.
 package hamiref
@@ -217,7 +227,7 @@ func defaultScore(ds []Device) float32 {
 func fitInDevices(devs []Device, c Container, pod Pod, gpuPolicy string) ([]Alloc, map[string]int) {
 	scores := make([]float32, len(devs))
 	for i := range devs {
-		scores[i] = deviceScore(&devs[i], pod.Weights)
+		scores[i] = deviceScore(&devs[i], c, pod.Weights)
 	}
 	sort.Sort(&deviceList{devs: devs, scores: scores, policy: gpuPolicy, numaBind: numaBind(pod)})
 	// getNodeResources: the devices whose type contains "nvidia", in the
@@ -247,20 +257,31 @@ func fitInDevices(devs []Device, c Container, pod Pod, gpuPolicy string) ([]Allo
 	return picks, nil
 }
 
-// deviceScore is policy/gpu_policy.go ComputeScore. The request terms are
-// added only for requests whose Type equals the device's; the NVIDIA
-// request type is "NVIDIA" and the device type its model, so they never
-// are and the score is existing usage alone.
-func deviceScore(d *Device, w Weights) float32 {
+// deviceScore is policy/gpu_policy.go ComputeScore (lines 194-221@v2.10.0).
+// The request terms are added only for requests whose Type equals the
+// device's: the NVIDIA request type is "NVIDIA", so only a device
+// registered with type exactly "NVIDIA" gets them: one slot, the cores
+// (unclamped), and the percentage of the card when it is neither 0 nor
+// 101, else Memreq.
+func deviceScore(d *Device, c Container, w Weights) float32 {
 	if d.Count == 0 || d.Totalcore == 0 || d.Totalmem == 0 {
 		return 0
 	}
 	if w == (Weights{}) {
 		w = Weights{1, 1, 1}
 	}
-	used := float32(d.Used) / float32(d.Count)
-	core := float32(d.Usedcores) / float32(d.Totalcore)
-	mem := float32(d.Usedmem) / float32(d.Totalmem)
+	var req, core0, mem0 int32
+	if d.Type == "NVIDIA" {
+		req, core0 = 1, c.Coresreq
+		if c.MemPercentagereq != 0 && c.MemPercentagereq != 101 {
+			mem0 = int32(int64(d.Totalmem) * int64(c.MemPercentagereq) / 100)
+		} else {
+			mem0 = c.Memreq
+		}
+	}
+	used := float32(req+d.Used) / float32(d.Count)
+	core := float32(core0+d.Usedcores) / float32(d.Totalcore)
+	mem := float32(mem0+d.Usedmem) / float32(d.Totalmem)
 	return float32(10) * (float32(w.Slot)*used + float32(w.Core)*core + float32(w.Memory)*mem)
 }
 

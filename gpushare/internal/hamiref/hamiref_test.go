@@ -59,7 +59,7 @@ func TestNUMABindResets(t *testing.T) {
 	devs := []Device{a100("dev-0", 0, 1), a100("dev-1", 1, 0), a100("dev-2", 2, 0)}
 	pod := Pod{Annotations: map[string]string{AnnoNUMABind: "true"}}
 	_, reasons := fit(devs, Container{Nums: 3, Memreq: 100, MemPercentagereq: 101, Coresreq: 10}, pod, "spread")
-	require.Equal(t, 1, reasons[NumaNotFit])
+	require.Equal(t, 2, reasons[NumaNotFit], "len(tmpDevs[\"NVIDIA\"]): the two cards given up")
 	require.Equal(t, 1, reasons[AllocatedCardsInsufficientRequest])
 }
 
@@ -88,4 +88,29 @@ func TestRecountCollapse(t *testing.T) {
 	require.Equal(t, [3]int32{3, 45000, 60}, [3]int32{nodes[0].Devices[0].Used, nodes[0].Devices[0].Usedmem, nodes[0].Devices[0].Usedcores})
 	Recount(nodes, []Held{h}, true)
 	require.Equal(t, [3]int32{2, 30000, 40}, [3]int32{nodes[0].Devices[0].Used, nodes[0].Devices[0].Usedmem, nodes[0].Devices[0].Usedcores})
+}
+
+// TestEncodePlaceholders: the R1 bytes. A GPU-less container leaves
+// no entry on a node registered by model, and one on a node with a device
+// typed exactly "NVIDIA".
+func TestEncodePlaceholders(t *testing.T) {
+	ctrs := [][]Alloc{nil, {{UUID: "GPU-a0", Mem: 1000, Cores: 10}}}
+	byModel := Node{Devices: []Device{a100("GPU-a0", 0, 0)}}
+	require.Equal(t, "GPU-a0,NVIDIA,1000,10:;", Encode(byModel, ctrs))
+	typed := byModel
+	typed.Devices = []Device{a100("GPU-a0", 0, 0)}
+	typed.Devices[0].Type = "NVIDIA"
+	require.Equal(t, ";GPU-a0,NVIDIA,1000,10:;", Encode(typed, ctrs))
+}
+
+// TestCacheTerminating: onAddPod skips a pod first seen terminating; a
+// cached pod that begins terminating keeps counting.
+func TestCacheTerminating(t *testing.T) {
+	annos := map[string]string{AnnoNode: "n", AnnoAllocated: "GPU-a0,NVIDIA,1000,10:;"}
+	var c Cache
+	c.Add(PodEvent{Key: "a", Annotations: annos, Phase: "Running", Terminating: true})
+	require.Empty(t, c.Held())
+	c.Add(PodEvent{Key: "b", Annotations: annos, Phase: "Running"})
+	c.Update(PodEvent{Key: "b", Annotations: annos, Phase: "Running", Terminating: true})
+	require.Len(t, c.Held(), 1)
 }
