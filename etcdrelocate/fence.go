@@ -221,7 +221,9 @@ func (c fencedConfigMaps) Update(ctx context.Context, o *corev1.ConfigMap, opts 
 }
 
 func (c fencedConfigMaps) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*corev1.ConfigMap, error) {
-	return fenced(ctx, c.f, func() (*corev1.ConfigMap, error) { return c.ConfigMapInterface.Patch(ctx, name, pt, data, opts, sub...) })
+	return fenced(ctx, c.f, func() (*corev1.ConfigMap, error) {
+		return c.ConfigMapInterface.Patch(ctx, name, pt, data, opts, sub...)
+	})
 }
 
 func (c fencedConfigMaps) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
