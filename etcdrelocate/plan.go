@@ -329,8 +329,13 @@ func (p *Plan) snapshotDir() string {
 // leaves.
 func (p *Plan) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Relocate %s (member %s, %s) of %s/%s from %s to %s\n", p.Member.label(), FormatID(p.Member.ID), p.Member.PeerURL,
-		p.Namespace, p.Cluster, orNone(p.Member.Node), p.TargetNode)
+	if p.Restore {
+		fmt.Fprintf(&b, "Restore %s (%s; removed member %s) of %s/%s on %s\n", p.Member.label(), p.Member.PeerURL, FormatID(p.Member.ID),
+			p.Namespace, p.Cluster, p.TargetNode)
+	} else {
+		fmt.Fprintf(&b, "Relocate %s (member %s, %s) of %s/%s from %s to %s\n", p.Member.label(), FormatID(p.Member.ID), p.Member.PeerURL,
+			p.Namespace, p.Cluster, orNone(p.Member.Node), p.TargetNode)
+	}
 	fmt.Fprintf(&b, "Layout: %s; %d voters", p.Layout, p.Voters)
 	if p.Resume {
 		b.WriteString("; resuming from the checkpoint")
