@@ -153,3 +153,47 @@ func stealLease(t testing.TB, cs kubernetes.Interface, ns, name string) {
 		}
 	}
 }
+
+// TestCheckpointWritesConditional: checkpoint writes are conditional on
+// the resourceVersion the run read or wrote last. The run's own write
+// whose answer was lost is recognised; anyone else's write stops the run
+// with ErrLeaseLost, and finish does not delete a checkpoint it did not
+// write last.
+func TestCheckpointWritesConditional(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cs, mk, ns := leaseEnv(t, 30*time.Second)
+	p := &Plan{Namespace: ns, Cluster: "etcd", Layout: LayoutStatefulSet, TargetNode: "node-d", ClusterID: 0xc1, Voters: 3,
+		Member: MemberRef{ID: 0x101, PeerURL: "https://etcd-1.etcd-headless." + ns + ".svc:2380", Pod: "etcd-1", PVC: "data-etcd-1", Node: "node-b"}}
+	p.build()
+	x := &run{r: mk("exec-a"), p: p, res: &Result{}, cp: CheckpointFor(p)}
+	data, err := x.cp.Encode()
+	require.NoError(t, err)
+	created, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "etcd-relocate"},
+		Data: map[string]string{checkpointKey: string(data)}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	x.cpCM = created
+
+	x.cp.CordonedSource = true
+	require.NoError(t, x.saveCheckpoint(ctx))
+	require.NotEqual(t, created.ResourceVersion, x.cpCM.ResourceVersion)
+	// The same write again from the stale resourceVersion: our own write
+	// whose answer was lost.
+	x.cpCM = created
+	require.NoError(t, x.saveCheckpoint(ctx))
+
+	// Someone else writes the checkpoint.
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "etcd-relocate", metav1.GetOptions{})
+	require.NoError(t, err)
+	cm.Labels = map[string]string{"touched": "by-hand"}
+	_, err = cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	x.cp.SnapshotPath = "/tmp/snap"
+	err = x.saveCheckpoint(ctx)
+	require.ErrorIs(t, err, ErrLeaseLost)
+	_, _, err = x.finish(ctx)
+	require.ErrorIs(t, err, ErrLeaseLost)
+	got, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "etcd-relocate", metav1.GetOptions{})
+	require.NoError(t, err, "finish deleted a checkpoint someone else wrote")
+	require.NotContains(t, got.Data[checkpointKey], "/tmp/snap")
+}

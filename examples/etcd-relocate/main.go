@@ -19,7 +19,8 @@
 // Kubernetes API (or directly with --direct, from inside the cluster
 // network) and needs rights on pods, claims, volumes (it keeps the old
 // member's volume with reclaim policy Retain until the new member is
-// verified), nodes, ConfigMaps, Secrets and, for Cozystack v1.6+, the
+// verified), nodes, ConfigMaps, Leases (coordination.k8s.io: one run at a
+// time holds <cluster>-relocate), Secrets and, for Cozystack v1.6+, the
 // EtcdCluster and EtcdMember objects.
 // Run it with --dry-run first. If it stops (Ctrl-C, a lost connection), run
 // the same command again: it resumes from the checkpoint in the cluster.
