@@ -2,19 +2,26 @@ package etcdrelocate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Checkpoint is what a relocation records in the cluster before it changes
 // anything: the facts a re-run needs to work out where it stopped from etcd
 // and Kubernetes state (the old member's ID and peer URL, the old pod and
 // claim UIDs, the target node). It is stored as JSON in the ConfigMap
-// <cluster>-relocate, which also serves as a lock: one relocation per
-// cluster at a time.
+// <cluster>-relocate: one relocation per cluster at a time. Every write
+// after the first is conditional on the resourceVersion the run read or
+// wrote last, and the run holds the Lease of the same name meanwhile (see
+// Execute).
 type Checkpoint struct {
 	// Version is the format version, 1.
 	Version int `json:"version"`
@@ -62,7 +69,7 @@ type Checkpoint struct {
 	RetainedVolume string `json:"retainedVolume,omitempty"`
 	// Options are the request's options.
 	Options Options `json:"options"`
-	// Phase is "running" or "rolled-back".
+	// Phase is "running", "rolled-back" or "restoring".
 	Phase string `json:"phase"`
 	// Started is when the relocation began.
 	Started time.Time `json:"started"`
@@ -72,6 +79,9 @@ type Checkpoint struct {
 const (
 	PhaseRunning    = "running"
 	PhaseRolledBack = "rolled-back"
+	// PhaseRestoring: RestoreReplica is adding the missing replica back
+	// (TargetNode is the node it restores on); run it again to resume.
+	PhaseRestoring = "restoring"
 )
 
 // checkpointJSON carries the IDs as hex strings, as etcdctl prints them.
@@ -139,7 +149,7 @@ func (c *Checkpoint) validate() error {
 		return bad("targetNode is required")
 	case c.Voters < 3:
 		return bad("voters %d (a relocation starts from 3 or more)", c.Voters)
-	case c.Phase != PhaseRunning && c.Phase != PhaseRolledBack:
+	case c.Phase != PhaseRunning && c.Phase != PhaseRolledBack && c.Phase != PhaseRestoring:
 		return bad("phase %q", c.Phase)
 	case c.Layout == LayoutStatefulSet && (c.Pod == "" || c.PVC == ""):
 		return bad("pod and pvc are required for the StatefulSet layout")
@@ -168,4 +178,100 @@ func CheckpointFor(p *Plan) *Checkpoint {
 		MemberID: m.ID, PeerURL: m.PeerURL, Voters: p.Voters, Pod: m.Pod, PodUID: m.PodUID, PVC: m.PVC, PVCUID: m.PVCUID,
 		PV: m.PV, EtcdMember: m.EtcdMember, Peers: p.Peers, SourceNode: m.Node, TargetNode: p.TargetNode, Options: p.Options, Phase: PhaseRunning,
 	}
+}
+
+// ownCheckpoint decides whether the run may continue the relocation a
+// checkpoint found in the cluster records: a plan that resumes it (same
+// member and target, still running), or the checkpoint this run created
+// itself (an ambiguous Create). A fresh plan that finds another run's
+// checkpoint was made before that run started: it is stale.
+func (x *run) ownCheckpoint(cp *Checkpoint) error {
+	name := x.p.Namespace + "/" + checkpointName(x.p.Cluster)
+	switch {
+	case cp.MemberID != x.p.Member.ID || !SameURL(cp.PeerURL, x.p.Member.PeerURL):
+		return fmt.Errorf("%w: ConfigMap %s records member %s", ErrRelocationInProgress, name, FormatID(cp.MemberID))
+	case cp.TargetNode != x.p.TargetNode:
+		return fmt.Errorf("%w: ConfigMap %s records a move of this member to %s", ErrRelocationInProgress, name, cp.TargetNode)
+	case cp.Phase != PhaseRunning:
+		return fmt.Errorf("%w: ConfigMap %s is in phase %s", ErrPlanStale, name, cp.Phase)
+	case !x.p.Resume && (x.cpStamp.IsZero() || !cp.Started.Equal(x.cpStamp)):
+		return fmt.Errorf("%w: ConfigMap %s records a relocation started %s by another run after this plan was made; plan again to resume it",
+			ErrPlanStale, name, cp.Started.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// saveCheckpoint writes x.cp back, conditional on the resourceVersion the
+// run read or wrote last. A conflict is the run's own earlier write whose
+// answer was lost (the stored checkpoint is what it wrote), or someone
+// else's: then the run stops (ErrLeaseLost).
+func (x *run) saveCheckpoint(ctx context.Context) error {
+	data, err := x.cp.Encode()
+	if err != nil {
+		return err
+	}
+	cms := x.r.cfg.Kube.CoreV1().ConfigMaps(x.p.Namespace)
+	name := checkpointName(x.p.Cluster)
+	if x.cpCM == nil {
+		cm, err := cms.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("update checkpoint: %w", err)
+		}
+		cur, err := DecodeCheckpoint([]byte(cm.Data[checkpointKey]))
+		if err != nil || cur.MemberID != x.cp.MemberID {
+			return fmt.Errorf("%w: checkpoint %s/%s no longer records member %s", ErrLeaseLost, x.p.Namespace, name, FormatID(x.cp.MemberID))
+		}
+		x.cpCM = cm
+	}
+	cm := x.cpCM.DeepCopy()
+	cm.Data = map[string]string{checkpointKey: string(data)}
+	got, err := cms.Update(ctx, cm, metav1.UpdateOptions{})
+	if err == nil {
+		x.cpCM = got
+		return nil
+	}
+	if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("update checkpoint: %w", err)
+	}
+	cur, gerr := cms.Get(ctx, name, metav1.GetOptions{})
+	if gerr == nil && cur.Data[checkpointKey] == string(data) {
+		x.cpCM = cur
+		return nil
+	}
+	return fmt.Errorf("%w: checkpoint %s/%s was changed or deleted by someone else: %w", ErrLeaseLost, x.p.Namespace, name, err)
+}
+
+// current checks, once the run holds the lease, that a fresh plan still
+// matches the cluster: the member is a voter, no member joined since, and
+// its pod is the one planned. (A resumed plan is checked against its
+// checkpoint by the checkpoint step.)
+func (x *run) current(ctx context.Context) error {
+	if x.p.Resume || x.p.Restore {
+		return nil
+	}
+	ms, err := x.mem.list(ctx)
+	if err != nil {
+		return err
+	}
+	if m := byID(ms, x.p.Member.ID); m == nil || m.IsLearner {
+		return fmt.Errorf("%w: member %s is no longer a voter (another run moved it?)", ErrPlanStale, FormatID(x.p.Member.ID))
+	}
+	for _, m := range ms {
+		if m.ID != x.p.Member.ID && !slices.Contains(x.p.Peers, m.ID) {
+			return fmt.Errorf("%w: member %s joined after the plan was made", ErrPlanStale, FormatID(m.ID))
+		}
+	}
+	if x.p.Member.Pod == "" || x.p.Member.PodUID == "" {
+		return nil
+	}
+	pod, err := x.r.cfg.Kube.CoreV1().Pods(x.p.Namespace).Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("%w: pod %s is gone", ErrPlanStale, x.p.Member.Pod)
+	case err != nil:
+		return fmt.Errorf("get pod %s: %w", x.p.Member.Pod, err)
+	case string(pod.UID) != x.p.Member.PodUID:
+		return fmt.Errorf("%w: pod %s was replaced after the plan was made", ErrPlanStale, x.p.Member.Pod)
+	}
+	return nil
 }

@@ -46,8 +46,40 @@
 // cordoned, the member's own, or already running a member of the cluster;
 // certificates whose SANs do not cover the member's DNS name; a running
 // defrag Job; a StatefulSet mid-rollout or whose etcd-cluster-state still
-// says "new"; a PodDisruptionBudget that allows no disruption; and the
-// checkpoint of another relocation.
+// says "new"; a PodDisruptionBudget that allows no disruption; the
+// checkpoint of another relocation; and the relocation Lease held by
+// another executor (a *LockedError naming it).
+//
+// # One executor at a time
+//
+// Exactly one executor acts on a tenant etcd at a time, whatever member or
+// target it was asked for. Execute (and RestoreReplica) first takes the
+// coordination.k8s.io/v1 Lease <cluster>-relocate in the tenant namespace,
+// by Create, or by an Update conditional on the resourceVersion it read
+// (compare-and-swap). While another executor holds it, Execute changes
+// nothing and returns a *LockedError (errors.Is ErrLocked) naming the
+// holder (Config.Identity, the process ID and a random suffix) and when
+// its lease runs out. The holder renews it every third of
+// Config.LeaseDuration (default 30 s) and releases it when it returns,
+// whether it finished, stopped or rolled back. A holder that died is taken
+// over only once its lease has gone unrenewed for a full duration as
+// measured on the taker's own monotonic clock (clocks are never compared),
+// and the run then resumes from the checkpoint as before.
+//
+// Fencing: every call that changes etcd (member add, promote, remove,
+// MoveLeader) or Kubernetes (create, update, patch, delete) first checks
+// that the run's lease is still valid — until the start of its last
+// successful renewal plus two thirds of the duration; the remaining third
+// covers a call that began just before the check (Timeouts.Call is at most
+// a third). Past it, the run renews synchronously, and that renewal succeeds
+// only if nobody took the lease meanwhile. Every step also re-reads the
+// Lease first. A run that lost its lease stops before it touches etcd or
+// Kubernetes again and returns an error wrapping ErrLeaseLost; it never
+// rolls back. Checkpoint writes are conditional on the resourceVersion the
+// run read or wrote last, so a checkpoint changed by anyone else stops the
+// run too. A plan made before another run changed the cluster (the member
+// moved, a checkpoint appeared or went) is refused with ErrPlanStale: plan
+// again.
 //
 // # The algorithm (StatefulSet layout)
 //
@@ -57,7 +89,8 @@
 // cannot exist):
 //
 //  1. checkpoint: record the member's ID, peer URL, pod and claim UIDs and
-//     the target in ConfigMap <cluster>-relocate (also a lock);
+//     the target in ConfigMap <cluster>-relocate (while the run holds the
+//     Lease of that name);
 //  2. move-leader: if the member leads, MoveLeader (on a client of the
 //     leader only) to the most up-to-date voter;
 //  3. snapshot: start streaming a snapshot from a healthy follower other
@@ -156,8 +189,14 @@
 // phase "rolled-back" in the checkpoint); it never re-adds the old member,
 // whose data is gone from the cluster. The old member's volume is kept
 // (reclaim policy Retain, named in the error) along with the snapshot.
-// Restore the replica by hand (a learner add of the same peer URL and a
-// fresh claim) or from the snapshot. At no point of the move is the data
+// The error, the log line and every later Plan state the one call that
+// restores the replica: Relocator.RestoreReplica with a node of your
+// choice (the example program's --restore-to-node) deletes what the failed
+// attempt left of the pod and claim, adds a learner with the member's peer
+// URL, pins its new claim to that node, waits for it to catch up, promotes
+// it and verifies the cluster is back to its voters with equal HashKV,
+// under the same Lease; it is resumable and rolls back the same way.
+// PlanRestore prints it first. At no point of the move is the data
 // only on the voters: until the new member is verified and the snapshot
 // has verified, the old volume keeps it.
 //
@@ -165,11 +204,15 @@
 //
 // Preflight and PlanFor return a *PreflightError whose failures wrap the
 // ErrX refusals (ErrTooFewVoters, ErrMemberDown, ErrLearnerPresent,
-// ErrAlarm, ErrTargetHasReplica, ErrUnknownLayout, ...). Execute returns a
-// *StepError naming the step that failed (the checkpoint stays; run Plan and
-// Execute again to resume), a *RolledBackError (errors.Is ErrRolledBack),
-// or the context's error; a stall past the budget is a *StalledError inside the
-// *StepError. Waits that run out wrap ErrTimeout; quorum
+// ErrAlarm, ErrTargetHasReplica, ErrUnknownLayout, a *LockedError, ...).
+// Execute returns a *LockedError (errors.Is ErrLocked) when another
+// executor holds the Lease, a *StepError naming the step that failed (the
+// checkpoint stays; run Plan and Execute again to resume; ErrLeaseLost and
+// ErrPlanStale arrive this way, and so does a *StalledError when a member
+// stopped answering for longer than Options.StallBudget), a
+// *RolledBackError (errors.Is ErrRolledBack), or the context's error.
+// RestoreReplica returns ErrNothingToRestore when no relocation rolled
+// back. Waits that run out wrap ErrTimeout; quorum
 // trouble wraps ErrQuorumAtRisk; membership that does not match the
 // checkpoint wraps ErrUnexpectedMember. Verify wraps ErrVerify. Something
 // that could not be observed (a voter that answers Status but not HashKV)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Preflight refusals. Preflight returns them inside a *PreflightError, which
@@ -97,7 +98,46 @@ var (
 	ErrInvalidCheckpoint = errors.New("etcdrelocate: invalid checkpoint")
 	// ErrInvalidConfig is returned by New and Plan for unusable input.
 	ErrInvalidConfig = errors.New("etcdrelocate: invalid config")
+	// ErrLocked is returned (inside a *LockedError) when another executor
+	// holds the cluster's relocation Lease: one executor acts on a tenant
+	// etcd at a time, whatever member or target it was asked for.
+	ErrLocked = errors.New("etcdrelocate: another executor holds the relocation lease")
+	// ErrLeaseLost is returned when a run's Lease was taken over, deleted
+	// or could not be renewed before it expired, or its checkpoint was
+	// written by someone else: the run stopped before its next change to
+	// etcd or Kubernetes.
+	ErrLeaseLost = errors.New("etcdrelocate: relocation lease lost")
+	// ErrPlanStale is returned when a plan no longer matches the cluster
+	// once the executor holds the lease (another run moved the member, or
+	// finished or cleared the relocation the plan resumes). Plan again.
+	ErrPlanStale = errors.New("etcdrelocate: plan is stale")
+	// ErrNothingToRestore is returned by RestoreReplica when no relocation
+	// rolled back in the namespace: no replica is missing by its record.
+	ErrNothingToRestore = errors.New("etcdrelocate: no rolled-back relocation to restore")
 )
+
+// LockedError reports that another executor holds the cluster's
+// relocation Lease. It unwraps to ErrLocked.
+type LockedError struct {
+	// Namespace and Lease name the coordination.k8s.io/v1 Lease.
+	Namespace, Lease string
+	// Holder is the holder's identity (Config.Identity, process ID and a
+	// random suffix).
+	Holder string
+	// Expires is when the holder's lease runs out unless renewed, by the
+	// holder's clock (its last renewal plus the lease duration). A holder
+	// that died is taken over once the lease has not been renewed for a
+	// full duration as seen by the next executor.
+	Expires time.Time
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("etcdrelocate: locked: executor %s holds lease %s/%s until %s (renewed while it runs); try again after it",
+		e.Holder, e.Namespace, e.Lease, e.Expires.UTC().Format(time.RFC3339))
+}
+
+// Unwrap returns ErrLocked.
+func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // Failure is one failed preflight check.
 type Failure struct {
@@ -147,9 +187,12 @@ func (e *StepError) Unwrap() error { return e.Err }
 // RolledBackError reports a relocation that was rolled back: the old member
 // was removed, the new one never became a voter, and its learner was removed
 // again. The cluster keeps Voters voters, one fewer than before. The old
-// member is never re-added: its data is gone. Restore the missing replica by
-// hand (see the package documentation) from the snapshot if need be.
+// member is never re-added: its data is gone. Restore the missing replica
+// with Relocator.RestoreReplica on a node of your choice (Restore says how);
+// the old volume and the snapshot keep the data meanwhile.
 type RolledBackError struct {
+	// Namespace and Cluster name the tenant etcd.
+	Namespace, Cluster string
 	// Step is the step that gave up.
 	Step StepKind
 	// Voters is the number of voters left.
@@ -167,8 +210,26 @@ type RolledBackError struct {
 }
 
 func (e *RolledBackError) Error() string {
-	return fmt.Sprintf("etcdrelocate: ROLLED BACK at step %s: %v; the cluster runs with %d voters (old member %x removed, learner %x removed); snapshot: %s; old volume kept: %s",
-		e.Step, e.Cause, e.Voters, e.RemovedID, e.LearnerID, orNone(e.SnapshotPath), orNone(e.Volume))
+	return fmt.Sprintf("etcdrelocate: ROLLED BACK at step %s: %v; the cluster runs with %d voters (old member %x removed, learner %x removed); snapshot: %s; old volume kept: %s; restore the replica: %s",
+		e.Step, e.Cause, e.Voters, e.RemovedID, e.LearnerID, orNone(e.SnapshotPath), orNone(e.Volume), e.Restore())
+}
+
+// Restore returns the one call that restores the missing replica, and the
+// example program's command that makes it; NODE is the node of your
+// choice.
+func (e *RolledBackError) Restore() string {
+	return RestoreCommand(e.Namespace, e.Cluster)
+}
+
+// RestoreCommand returns the call (and the example program's command) that
+// restores the replica a rolled-back relocation in namespace/cluster left
+// missing; NODE is the node of your choice.
+func RestoreCommand(namespace, cluster string) string {
+	if cluster == "" {
+		cluster = DefaultCluster
+	}
+	return fmt.Sprintf("Relocator.RestoreReplica(ctx, RestoreRequest{Namespace: %q, Cluster: %q, Node: NODE}), or: etcd-relocate --kubeconfig KUBECONFIG --namespace %s --cluster %s --restore-to-node NODE",
+		namespace, cluster, namespace, cluster)
 }
 
 // Unwrap returns ErrRolledBack and the cause.

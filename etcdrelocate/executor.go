@@ -71,6 +71,13 @@ type run struct {
 	snap *bgSnapshot
 	// stall tracks members that stop answering.
 	stall *stallWatch
+	// lease is the run's Lease (nil in unit tests of single steps).
+	lease *lease
+	// cpCM is the checkpoint ConfigMap as last read or written: every
+	// write is conditional on its resourceVersion. cpStamp is the Started
+	// stamp of the checkpoint this run created.
+	cpCM    *corev1.ConfigMap
+	cpStamp time.Time
 }
 
 // Execute carries out plan p step by step. Each step first works out from
@@ -82,9 +89,47 @@ type run struct {
 // If the new member does not start or catch up in time, Execute removes
 // its learner again and returns a *RolledBackError (errors.Is
 // ErrRolledBack): the cluster then has one voter fewer, and the old member
-// is not re-added.
+// is not re-added; RestoreReplica adds it back on a node of your choice.
+//
+// Execute first takes the cluster's relocation Lease: while another
+// executor holds it, Execute returns a *LockedError (errors.Is ErrLocked)
+// naming the holder and when its lease runs out, and changes nothing. The
+// run renews the Lease while it works and checks it before every change to
+// etcd or Kubernetes; if it loses it, it stops with an error wrapping
+// ErrLeaseLost. A plan made before another run changed the cluster fails
+// with ErrPlanStale: plan again.
 func (r *Relocator) Execute(ctx context.Context, p *Plan) (*Result, error) {
-	x := &run{r: r, p: p, res: &Result{}}
+	return r.underLease(ctx, p.Namespace, p.Cluster, func(ctx context.Context, fr *Relocator, l *lease) (*Result, error) {
+		return fr.execute(ctx, p, l)
+	})
+}
+
+// underLease runs fn holding the cluster's Lease, with a Relocator whose
+// clients check the lease before every change and a context that ends
+// when the lease is lost; it releases the lease when fn returns.
+func (r *Relocator) underLease(ctx context.Context, ns, cluster string,
+	fn func(ctx context.Context, fr *Relocator, l *lease) (*Result, error)) (res *Result, err error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	l, err := r.takeLease(ctx, ns, cluster, func(err error) { cancel(err) })
+	if err != nil {
+		return &Result{}, err
+	}
+	defer func() {
+		l.release(ctx)
+		if lerr := l.lostErr(); lerr != nil && err != nil && !errors.Is(err, ErrLeaseLost) {
+			if errors.Is(err, context.Canceled) {
+				err = lerr
+			} else {
+				err = fmt.Errorf("%w: %w", lerr, err)
+			}
+		}
+	}()
+	return fn(ctx, r.fencedRelocator(l), l)
+}
+
+func (r *Relocator) execute(ctx context.Context, p *Plan, l *lease) (*Result, error) {
+	x := &run{r: r, p: p, res: &Result{}, lease: l}
 	start := time.Now()
 	defer func() { x.res.Duration = time.Since(start) }()
 	if err := x.open(ctx); err != nil {
@@ -92,6 +137,9 @@ func (r *Relocator) Execute(ctx context.Context, p *Plan) (*Result, error) {
 	}
 	defer x.cli.Close()
 	defer x.conn.close()
+	if err := x.current(ctx); err != nil {
+		return x.res, &StepError{Step: StepCheckpoint, Err: err}
+	}
 	bg, stopBG := context.WithCancel(ctx)
 	x.bg = bg
 	// The steps' waits (not the snapshot's) wait for stalled members.
@@ -110,6 +158,9 @@ func (r *Relocator) Execute(ctx context.Context, p *Plan) (*Result, error) {
 	for i, st := range p.Steps {
 		if err := ctx.Err(); err != nil {
 			return x.res, err
+		}
+		if err := x.lease.confirm(ctx); err != nil {
+			return x.res, &StepError{Step: st.Kind, Err: err}
 		}
 		r.emit(Event{Step: st.Kind, Index: i, Total: len(p.Steps), Phase: EventStarted, Message: st.Action})
 		x.stall.enter(st.Kind, i, len(p.Steps))
@@ -170,6 +221,9 @@ func (x *run) open(ctx context.Context) error {
 		return err
 	}
 	x.mem = x.conn.ops(x.cli, x.r.log, x.r.t.Membership)
+	if x.lease != nil {
+		fenceMembership(x.mem, x.lease)
+	}
 	return nil
 }
 
@@ -216,6 +270,8 @@ func (x *run) step(ctx context.Context, kind StepKind) (string, bool, error) {
 		return x.unpinPlacement(ctx)
 	case StepFinish:
 		return x.finish(ctx)
+	case StepClearMember:
+		return x.clearMember(ctx)
 	}
 	return "", false, fmt.Errorf("%w: unknown step %q", ErrInvalidConfig, kind)
 }
@@ -223,6 +279,9 @@ func (x *run) step(ctx context.Context, kind StepKind) (string, bool, error) {
 // checkpoint records the plan in the cluster, or finds the record of an
 // earlier run of the same plan.
 func (x *run) checkpoint(ctx context.Context) (string, bool, error) {
+	if x.p.Restore {
+		return x.restoreCheckpoint(ctx)
+	}
 	cms := x.r.cfg.Kube.CoreV1().ConfigMaps(x.p.Namespace)
 	name := checkpointName(x.p.Cluster)
 	for attempt := 0; attempt < 3; attempt++ {
@@ -232,17 +291,22 @@ func (x *run) checkpoint(ctx context.Context) (string, bool, error) {
 			if err != nil {
 				return "", false, fmt.Errorf("configmap %s: %w", name, err)
 			}
-			if cp.MemberID != x.p.Member.ID || !SameURL(cp.PeerURL, x.p.Member.PeerURL) {
-				return "", false, fmt.Errorf("%w: ConfigMap %s records member %s", ErrRelocationInProgress, name, FormatID(cp.MemberID))
+			if err := x.ownCheckpoint(cp); err != nil {
+				return "", false, err
 			}
-			x.cp = cp
+			x.cp, x.cpCM = cp, cm
 			return "checkpoint found; resuming", true, nil
 		}
 		if !apierrors.IsNotFound(err) {
 			return "", false, fmt.Errorf("get checkpoint: %w", err)
 		}
+		if x.p.Resume {
+			return "", false, fmt.Errorf("%w: checkpoint %s/%s is gone: the relocation this plan resumes finished or was cleared; plan again",
+				ErrPlanStale, x.p.Namespace, name)
+		}
 		cp := CheckpointFor(x.p)
 		cp.Started = time.Now().UTC().Truncate(time.Second)
+		x.cpStamp = cp.Started
 		if rev, err := x.revision(ctx); err == nil {
 			cp.Revision = rev
 		}
@@ -250,7 +314,7 @@ func (x *run) checkpoint(ctx context.Context) (string, bool, error) {
 		if err != nil {
 			return "", false, err
 		}
-		_, err = cms.Create(ctx, &corev1.ConfigMap{
+		created, err := cms.Create(ctx, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/managed-by": "tenantkit-etcdrelocate"}},
 			Data:       map[string]string{checkpointKey: string(data)},
 		}, metav1.CreateOptions{})
@@ -260,7 +324,7 @@ func (x *run) checkpoint(ctx context.Context) (string, bool, error) {
 		if err != nil {
 			return "", false, fmt.Errorf("create checkpoint: %w", err)
 		}
-		x.cp = cp
+		x.cp, x.cpCM = cp, created
 		return "recorded in ConfigMap " + name, false, nil
 	}
 	return "", false, fmt.Errorf("%w: create checkpoint %s: lost the race three times", ErrRelocationInProgress, name)
@@ -277,29 +341,20 @@ func (x *run) revision(ctx context.Context) (int64, error) {
 	return resp.Header.Revision, nil
 }
 
-// saveCheckpoint writes x.cp back.
-func (x *run) saveCheckpoint(ctx context.Context) error {
-	data, err := x.cp.Encode()
-	if err != nil {
-		return err
-	}
-	cms := x.r.cfg.Kube.CoreV1().ConfigMaps(x.p.Namespace)
-	cm, err := cms.Get(ctx, checkpointName(x.p.Cluster), metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("update checkpoint: %w", err)
-	}
-	cm.Data = map[string]string{checkpointKey: string(data)}
-	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("update checkpoint: %w", err)
-	}
-	return nil
-}
-
-// finish deletes the checkpoint.
+// finish deletes the checkpoint (conditional on the resourceVersion this
+// run wrote last).
 func (x *run) finish(ctx context.Context) (string, bool, error) {
-	err := x.r.cfg.Kube.CoreV1().ConfigMaps(x.p.Namespace).Delete(ctx, checkpointName(x.p.Cluster), metav1.DeleteOptions{})
+	var pre *metav1.Preconditions
+	if x.cpCM != nil {
+		rv := x.cpCM.ResourceVersion
+		pre = &metav1.Preconditions{ResourceVersion: &rv}
+	}
+	err := x.r.cfg.Kube.CoreV1().ConfigMaps(x.p.Namespace).Delete(ctx, checkpointName(x.p.Cluster), metav1.DeleteOptions{Preconditions: pre})
 	if apierrors.IsNotFound(err) {
 		return "no checkpoint left", true, nil
+	}
+	if apierrors.IsConflict(err) {
+		return "", false, fmt.Errorf("%w: checkpoint %s/%s was changed by someone else; not deleting it", ErrLeaseLost, x.p.Namespace, checkpointName(x.p.Cluster))
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("delete checkpoint: %w", err)
@@ -326,7 +381,10 @@ func (x *run) rollback(ctx context.Context, kind StepKind, cause error) error {
 	// Roll back on a fresh context: the step's may be spent.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.r.t.Membership+x.r.t.Call)
 	defer cancel()
-	rb := &RolledBackError{Step: kind, Voters: x.p.Voters - 1, RemovedID: x.p.Member.ID, Cause: cause}
+	if x.lease.lostErr() != nil {
+		return nil // a fenced run changes nothing more
+	}
+	rb := &RolledBackError{Namespace: x.p.Namespace, Cluster: x.p.Cluster, Step: kind, Voters: x.p.Voters - 1, RemovedID: x.p.Member.ID, Cause: cause}
 	ms, err := x.mem.list(rctx)
 	if err != nil {
 		return nil

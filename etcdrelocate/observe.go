@@ -26,6 +26,7 @@ func (r *Relocator) Observe(ctx context.Context, namespace, cluster string) (*St
 		return s, nil
 	}
 	s.Workload, s.Nodes, s.PDB, s.Certificates, s.DefragJobs, s.Checkpoint = kv.workload, kv.nodes, kv.pdb, kv.certs, kv.defrag, kv.checkpoint
+	s.Lease = kv.lease
 	conn, err := r.connector(ctx, namespace)
 	if err != nil {
 		return nil, err

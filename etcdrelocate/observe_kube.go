@@ -34,6 +34,7 @@ type kubeView struct {
 	certs       []Certificate
 	defrag      []string
 	checkpoint  *Checkpoint
+	lease       *LeaseInfo
 }
 
 // observeKube reads the namespace's objects and recognises the layout.
@@ -53,7 +54,7 @@ func (r *Relocator) observeKube(ctx context.Context, ns, cluster string) (*kubeV
 		return kv, nil
 	}
 	for _, step := range []func(context.Context, string, string, *kubeView) error{
-		r.observeStorage, r.observeNodes, r.observePDB, r.observeCerts, r.observeJobs, r.observeCheckpoint,
+		r.observeStorage, r.observeNodes, r.observePDB, r.observeCerts, r.observeJobs, r.observeCheckpoint, r.observeLease,
 	} {
 		if err := step(ctx, ns, cluster, kv); err != nil {
 			return nil, err

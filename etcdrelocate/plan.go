@@ -1,6 +1,7 @@
 package etcdrelocate
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -94,6 +95,9 @@ type Plan struct {
 	// Resume is true when the plan continues a relocation recorded in a
 	// checkpoint; Execute then skips the steps already done.
 	Resume bool
+	// Restore is true for a plan of RestoreReplica: it adds back, on
+	// TargetNode, the replica a rolled-back relocation left missing.
+	Restore bool
 }
 
 // PlanFor makes the plan for req from the observed state s. It does no I/O.
@@ -158,9 +162,13 @@ func checkpointMatches(s *State, cp *Checkpoint, req Request) bool {
 
 // resumePlan rebuilds the plan recorded in a checkpoint.
 func resumePlan(s *State, cp *Checkpoint) (*Plan, error) {
-	if cp.Phase == PhaseRolledBack {
-		return nil, &RolledBackError{Step: StepFinish, Voters: cp.Voters - 1, RemovedID: cp.MemberID, SnapshotPath: cp.SnapshotPath, Volume: cp.RetainedVolume,
-			Cause: fmt.Errorf("an earlier run rolled back; restore the replica, then delete ConfigMap %s/%s", cp.Namespace, checkpointName(cp.Cluster))}
+	if cp.Phase != PhaseRunning {
+		cause := errors.New("an earlier run rolled back")
+		if cp.Phase == PhaseRestoring {
+			cause = fmt.Errorf("a restore of the replica on %s was interrupted", cp.TargetNode)
+		}
+		return nil, &RolledBackError{Namespace: cp.Namespace, Cluster: cp.Cluster, Step: StepFinish, Voters: cp.Voters - 1, RemovedID: cp.MemberID,
+			SnapshotPath: cp.SnapshotPath, Volume: cp.RetainedVolume, Cause: cause}
 	}
 	p := &Plan{
 		Namespace:  cp.Namespace,
@@ -321,8 +329,13 @@ func (p *Plan) snapshotDir() string {
 // leaves.
 func (p *Plan) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Relocate %s (member %s, %s) of %s/%s from %s to %s\n", p.Member.label(), FormatID(p.Member.ID), p.Member.PeerURL,
-		p.Namespace, p.Cluster, orNone(p.Member.Node), p.TargetNode)
+	if p.Restore {
+		fmt.Fprintf(&b, "Restore %s (%s; removed member %s) of %s/%s on %s\n", p.Member.label(), p.Member.PeerURL, FormatID(p.Member.ID),
+			p.Namespace, p.Cluster, p.TargetNode)
+	} else {
+		fmt.Fprintf(&b, "Relocate %s (member %s, %s) of %s/%s from %s to %s\n", p.Member.label(), FormatID(p.Member.ID), p.Member.PeerURL,
+			p.Namespace, p.Cluster, orNone(p.Member.Node), p.TargetNode)
+	}
 	fmt.Fprintf(&b, "Layout: %s; %d voters", p.Layout, p.Voters)
 	if p.Resume {
 		b.WriteString("; resuming from the checkpoint")

@@ -35,6 +35,9 @@ func preflight(s *State, req Request) (*Member, []string, error) {
 		fail("checkpoint", ErrRelocationInProgress, "%s of member %s to node %s started %s (phase %s); resume it or clear it",
 			cp.Pod, FormatID(cp.MemberID), cp.TargetNode, cp.Started.Format(time.RFC3339), cp.Phase)
 	}
+	if now := s.ObservedAt; s.Lease.active(now) || (now.IsZero() && s.Lease.active(time.Now())) {
+		fails = append(fails, Failure{Check: "lease", Err: &LockedError{Namespace: s.Namespace, Lease: s.Lease.Name, Holder: s.Lease.Holder, Expires: s.Lease.Expires}})
+	}
 	target := s.FindMember(req.Member)
 	if target == nil {
 		fail("member", ErrMemberNotFound, "%q is no pod, EtcdMember, member name or ID of %s/%s", req.Member, req.Namespace, req.cluster())

@@ -45,6 +45,17 @@ type Config struct {
 	Progress func(Event)
 	// Timeouts bound the executor's waits.
 	Timeouts Timeouts
+	// Identity names this executor in the relocation Lease it holds while
+	// it runs (Execute, RestoreReplica); each run adds the process ID and
+	// a random suffix, so two runs never share a holder identity. Default:
+	// the host name.
+	Identity string
+	// LeaseDuration is how long the Lease stays valid without renewal
+	// (renewed every third of it; whole seconds, at least 3 s). A run that
+	// died is taken over once its Lease has not been renewed for this long.
+	// Keep Timeouts.Call at most a third of it. Default
+	// DefaultLeaseDuration (30 s).
+	LeaseDuration time.Duration
 }
 
 // Relocator observes tenant etcd clusters, plans relocations and executes

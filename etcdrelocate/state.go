@@ -41,6 +41,9 @@ type State struct {
 	// Checkpoint is the relocation checkpoint found in the namespace, nil if
 	// none.
 	Checkpoint *Checkpoint
+	// Lease is the relocation Lease found in the namespace, nil if none:
+	// an executor is at work while it is held.
+	Lease *LeaseInfo
 	// ObservedAt is when the observation finished.
 	ObservedAt time.Time
 }

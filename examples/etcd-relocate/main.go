@@ -19,10 +19,14 @@
 // Kubernetes API (or directly with --direct, from inside the cluster
 // network) and needs rights on pods, claims, volumes (it keeps the old
 // member's volume with reclaim policy Retain until the new member is
-// verified), nodes, ConfigMaps, Secrets and, for Cozystack v1.6+, the
+// verified), nodes, ConfigMaps, Leases (coordination.k8s.io: one run at a
+// time holds <cluster>-relocate), Secrets and, for Cozystack v1.6+, the
 // EtcdCluster and EtcdMember objects.
 // Run it with --dry-run first. If it stops (Ctrl-C, a lost connection), run
 // the same command again: it resumes from the checkpoint in the cluster.
+// While another run works on the same tenant etcd it refuses, naming the
+// holder of the relocation Lease. If a relocation rolled back (the cluster
+// is a replica short), --restore-to-node NODE adds the replica back on NODE.
 //
 // Exit codes: 0 done, 1 failed, refused or rolled back, 2 bad usage, 3 the
 // environment or cluster could not be reached, 130 interrupted.
@@ -50,6 +54,7 @@ type options struct {
 	cluster      string
 	member       string
 	toNode       string
+	restoreNode  string
 	dryRun       bool
 	direct       bool
 	snapshotDir  string
@@ -87,6 +92,7 @@ through the move.`,
 	f.StringVar(&o.cluster, "cluster", etcdrelocate.DefaultCluster, "name of the EtcdCluster or StatefulSet")
 	f.StringVar(&o.member, "member", "", "member to move: pod, EtcdMember, member name or hex ID (embedded default: a follower)")
 	f.StringVar(&o.toNode, "to-node", "", "node to move it to (embedded default: the free node)")
+	f.StringVar(&o.restoreNode, "restore-to-node", "", "with --kubeconfig: add back, on this node, the replica a rolled-back relocation left missing")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the plan and stop")
 	f.BoolVar(&o.direct, "direct", false, "with --kubeconfig: dial members by their pod DNS names instead of a port-forward")
 	f.StringVar(&o.snapshotDir, "snapshot-dir", "", "where to write the snapshot taken during the move (default: the temporary directory)")
@@ -107,7 +113,10 @@ func (o *options) run(ctx context.Context) error {
 		}
 		return o.runEmbedded(ctx)
 	}
-	if o.namespace == "" || o.member == "" || o.toNode == "" {
+	if o.restoreNode != "" && (o.namespace == "" || o.member != "" || o.toNode != "") {
+		return examplecli.Usage("--restore-to-node needs --namespace, and no --member or --to-node")
+	}
+	if o.restoreNode == "" && (o.namespace == "" || o.member == "" || o.toNode == "") {
 		return examplecli.Usage("--kubeconfig needs --namespace, --member and --to-node")
 	}
 	if err := o.target.Open(ctx, localenv.Config{}); err != nil {
@@ -124,8 +133,33 @@ func (o *options) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.restoreNode != "" {
+		return o.restore(ctx, r)
+	}
 	_, err = o.relocate(ctx, r, etcdrelocate.Request{Namespace: o.namespace, Cluster: o.cluster, Member: o.member, TargetNode: o.toNode})
 	return err
+}
+
+// restore prints the plan that adds back the replica a rolled-back
+// relocation left missing and, unless --dry-run, carries it out.
+func (o *options) restore(ctx context.Context, r *etcdrelocate.Relocator) error {
+	plan, err := r.PlanRestore(ctx, etcdrelocate.RestoreRequest{Namespace: o.namespace, Cluster: o.cluster, Node: o.restoreNode,
+		Options: etcdrelocate.Options{SnapshotDir: o.snapshotDir, SkipSnapshot: o.skipSnapshot}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(o.out, plan)
+	if o.dryRun {
+		fmt.Fprintln(o.out, "\nDry run: nothing changed.")
+		return nil
+	}
+	res, err := r.Execute(ctx, plan)
+	if err != nil {
+		fmt.Fprintf(o.out, "\nStopped: %v\n", err)
+		return err
+	}
+	fmt.Fprintf(o.out, "\nReplica restored on %s in %s.\nVerification:\n%s", o.restoreNode, res.Duration.Round(100*time.Millisecond), indent(res.Verification.String()))
+	return nil
 }
 
 // relocator builds the Relocator for the target's cluster.
@@ -170,10 +204,16 @@ func (o *options) relocate(ctx context.Context, r *etcdrelocate.Relocator, req e
 	fmt.Fprintln(o.out)
 	res, err := r.Execute(ctx, plan)
 	if err != nil {
-		var rb *etcdrelocate.RolledBackError
-		if errors.As(err, &rb) {
-			fmt.Fprintf(o.out, "\nROLLED BACK: %v\n", rb)
-		} else {
+		var (
+			rb *etcdrelocate.RolledBackError
+			le *etcdrelocate.LockedError
+		)
+		switch {
+		case errors.As(err, &rb):
+			fmt.Fprintf(o.out, "\nROLLED BACK: %v\nRestore the replica: %s\n", rb, rb.Restore())
+		case errors.As(err, &le):
+			fmt.Fprintf(o.out, "\nRefused: %v\n", le)
+		default:
 			fmt.Fprintf(o.out, "\nStopped: %v\nRun the same command again to resume from the checkpoint.\n", err)
 		}
 		return res, err
