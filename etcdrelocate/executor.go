@@ -144,6 +144,7 @@ func (r *Relocator) execute(ctx context.Context, p *Plan, l *lease) (*Result, er
 	x.bg = bg
 	// The steps' waits (not the snapshot's) wait for stalled members.
 	x.stall = newStallWatch(x)
+	x.stall.memberList(ctx) // while every member answers: a stalled one is still probed later
 	ctx = withStallWatch(ctx, x.stall)
 	defer func() {
 		// Keep a snapshot that is still streaming when a step failed (it
@@ -165,7 +166,7 @@ func (r *Relocator) execute(ctx context.Context, p *Plan, l *lease) (*Result, er
 		r.emit(Event{Step: st.Kind, Index: i, Total: len(p.Steps), Phase: EventStarted, Message: st.Action})
 		x.stall.enter(st.Kind, i, len(p.Steps))
 		t0 := time.Now()
-		msg, skipped, err := x.step(ctx, st.Kind)
+		msg, skipped, err := x.stall.runStep(ctx, func(ctx context.Context) (string, bool, error) { return x.step(ctx, st.Kind) })
 		el := time.Since(t0)
 		if err != nil {
 			r.log.Error("relocation step failed", "step", st.Kind, "err", err)

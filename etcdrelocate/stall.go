@@ -320,3 +320,41 @@ func (w *stallWatch) stalledError(m *pb.Member, d time.Duration, ms []*pb.Member
 		"budget", w.budget, "step", w.step, "voters", e.Voters, "learners", e.Learners)
 	return e
 }
+
+// watch probes the members every stallCheckEvery while a step runs, so that
+// a stall is reported even while the step is blocked in a single call (a
+// linearizable read waits as long as the cluster has no quorum). Past the
+// budget it cancels the step with the *StalledError as the cause. It
+// returns when ctx ends.
+func (w *stallWatch) watch(ctx context.Context, stop context.CancelCauseFunc) {
+	t := time.NewTicker(stallCheckEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := w.check(ctx); err != nil {
+			var se *StalledError
+			if errors.As(err, &se) {
+				stop(se)
+			}
+			return
+		}
+	}
+}
+
+// runStep runs one step with the watch beside it; a step cut short by a
+// stall past the budget returns the *StalledError.
+func (w *stallWatch) runStep(ctx context.Context, step func(ctx context.Context) (string, bool, error)) (string, bool, error) {
+	sctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	go w.watch(sctx, stop)
+	msg, skipped, err := step(sctx)
+	var se *StalledError
+	if err != nil && errors.As(context.Cause(sctx), &se) && ctx.Err() == nil {
+		err = se
+	}
+	return msg, skipped, err
+}
