@@ -179,11 +179,14 @@
 // the new ID (from the peer URL and the second) of a learner removed in the
 // same second, and the add is made again in the next one. A member that
 // stops answering (a stopped or hung process, a starved node) is waited for
-// within Options.StallBudget, reported as EventStalled and EventRecovered
-// progress events, and the time does not count against the interrupted
-// wait; past the budget Execute stops with a *StalledError (errors.Is
-// ErrStalled) naming the member, the membership it left and how to resume:
-// run Plan and Execute again once the member answers. If the new pod does not run, or the learner does not
+// within Options.StallBudget: every member but the one moved is asked for
+// its Status each second while a step runs, a silent one is reported as
+// EventStalled (every 5 s) and EventRecovered progress events, and the time
+// does not count against the interrupted wait; past the budget the step is
+// cut short and Execute stops with a *StalledError (errors.Is ErrStalled)
+// naming the member, the membership it left and how to resume (run Plan
+// and Execute again once the member answers); nothing is rolled back for a
+// stall. If the new pod does not run, or the learner does not
 // catch up, within its bound, the executor removes the learner and stops,
 // leaving N−1 voters, and says so loudly (*RolledBackError, an Error log,
 // phase "rolled-back" in the checkpoint); it never re-adds the old member,
