@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/internal/examplecli/exitcodetest"
 )
 
 // TestExitCodes runs command lines that need no server and checks the exit
@@ -17,39 +17,16 @@ func TestExitCodes(t *testing.T) {
 	kc, err := examplecli.WriteBadKubeconfigs(t.TempDir())
 	require.NoError(t, err)
 	cluster := []string{"--namespace", "tenant-a", "--member", "etcd-1", "--to-node", "node-c"}
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, tt := range []struct {
-		name  string
-		ctx   context.Context
-		args  []string
-		code  int
-		first string
-	}{
-		{"stray argument", nil, []string{"etcd-1"}, examplecli.ExitUsage, `etcd-relocate: unknown command "etcd-1" for "etcd-relocate"`},
-		{"unknown flag", nil, []string{"--no-such-flag"}, examplecli.ExitUsage, "etcd-relocate: unknown flag: --no-such-flag"},
-		{"negative timeout", nil, []string{"--timeout", "-5s"}, examplecli.ExitUsage, `etcd-relocate: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},
-		{"cluster flags without --kubeconfig", nil, []string{"--namespace", "tenant-a"}, examplecli.ExitUsage, "etcd-relocate: --namespace and --direct need --kubeconfig"},
-		{"--kubeconfig without the member", nil, []string{"--kubeconfig", kc.Unreachable}, examplecli.ExitUsage, "etcd-relocate: --kubeconfig needs --namespace, --member and --to-node"},
-		{"missing kubeconfig", nil, append([]string{"--kubeconfig", kc.Missing}, cluster...), examplecli.ExitUsage, "etcd-relocate: load kubeconfig " + kc.Missing},
-		{"garbled kubeconfig", nil, append([]string{"--kubeconfig", kc.Garbled}, cluster...), examplecli.ExitUsage, "etcd-relocate: load kubeconfig " + kc.Garbled},
-		{"unknown context", nil, append([]string{"--kubeconfig", kc.Unreachable, "--context", "nope"}, cluster...), examplecli.ExitUsage, "etcd-relocate: load kubeconfig " + kc.Unreachable},
-		{"unreachable cluster", nil, append([]string{"--kubeconfig", kc.Unreachable}, cluster...), examplecli.ExitUnavailable, "etcd-relocate: cluster of " + kc.Unreachable + " does not answer"},
-		{"interrupted", cancelled, append([]string{"--kubeconfig", kc.Unreachable}, cluster...), examplecli.ExitInterrupted, "etcd-relocate: interrupted"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := tt.ctx
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			var stdout, stderr bytes.Buffer
-			cmd := newCommand(&options{out: &stdout})
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(&stdout)
-			cmd.SetErr(&stderr)
-			require.Equal(t, tt.code, examplecli.Execute(ctx, cmd), stderr.String())
-			first, _, _ := strings.Cut(stderr.String(), "\n")
-			require.True(t, strings.HasPrefix(first, tt.first), "first line of stderr: %q, want it to start with %q", first, tt.first)
-		})
-	}
+	exitcodetest.Run(t, func(stdout *bytes.Buffer) *cobra.Command { return newCommand(&options{out: stdout}) }, []exitcodetest.Case{
+		{Name: "stray argument", Args: []string{"etcd-1"}, Code: examplecli.ExitUsage, First: `etcd-relocate: unknown command "etcd-1" for "etcd-relocate"`},
+		{Name: "unknown flag", Args: []string{"--no-such-flag"}, Code: examplecli.ExitUsage, First: "etcd-relocate: unknown flag: --no-such-flag"},
+		{Name: "negative timeout", Args: []string{"--timeout", "-5s"}, Code: examplecli.ExitUsage, First: `etcd-relocate: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},
+		{Name: "cluster flags without --kubeconfig", Args: []string{"--namespace", "tenant-a"}, Code: examplecli.ExitUsage, First: "etcd-relocate: --namespace and --direct need --kubeconfig"},
+		{Name: "--kubeconfig without the member", Args: []string{"--kubeconfig", kc.Unreachable}, Code: examplecli.ExitUsage, First: "etcd-relocate: --kubeconfig needs --namespace, --member and --to-node"},
+		{Name: "missing kubeconfig", Args: append([]string{"--kubeconfig", kc.Missing}, cluster...), Code: examplecli.ExitUsage, First: "etcd-relocate: load kubeconfig " + kc.Missing},
+		{Name: "garbled kubeconfig", Args: append([]string{"--kubeconfig", kc.Garbled}, cluster...), Code: examplecli.ExitUsage, First: "etcd-relocate: load kubeconfig " + kc.Garbled},
+		{Name: "unknown context", Args: append([]string{"--kubeconfig", kc.Unreachable, "--context", "nope"}, cluster...), Code: examplecli.ExitUsage, First: "etcd-relocate: load kubeconfig " + kc.Unreachable},
+		{Name: "unreachable cluster", Args: append([]string{"--kubeconfig", kc.Unreachable}, cluster...), Code: examplecli.ExitUnavailable, First: "etcd-relocate: cluster of " + kc.Unreachable + " does not answer"},
+		{Name: "interrupted", Ctx: exitcodetest.Cancelled(), Args: append([]string{"--kubeconfig", kc.Unreachable}, cluster...), Code: examplecli.ExitInterrupted, First: "etcd-relocate: interrupted"},
+	})
 }

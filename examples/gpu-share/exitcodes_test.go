@@ -2,14 +2,14 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"io"
-	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/internal/examplecli/exitcodetest"
 )
 
 // TestExitCodes runs command lines that need no server and checks the exit
@@ -17,40 +17,18 @@ import (
 func TestExitCodes(t *testing.T) {
 	kc, err := examplecli.WriteBadKubeconfigs(t.TempDir())
 	require.NoError(t, err)
-	var cluster []string
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, tt := range []struct {
-		name  string
-		ctx   context.Context
-		args  []string
-		code  int
-		first string
-	}{
-		{"stray argument", nil, []string{"etcd-1"}, examplecli.ExitUsage, `gpu-share: unknown command "etcd-1" for "gpu-share"`},
-		{"unknown flag", nil, []string{"--no-such-flag"}, examplecli.ExitUsage, "gpu-share: unknown flag: --no-such-flag"},
-		{"negative timeout", nil, []string{"--timeout", "-5s"}, examplecli.ExitUsage, `gpu-share: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},
-		{"a shape out of range", nil, []string{"--gpucores", "101"}, examplecli.ExitUsage, "gpu-share: --gpus must be at least 1, --gpumem at least 0, --gpucores within 0–100"},
-		{"unknown policy", nil, []string{"--node-policy", "random"}, examplecli.ExitUsage, "gpu-share: --node-policy:"},
-		{"missing kubeconfig", nil, append([]string{"--kubeconfig", kc.Missing}, cluster...), examplecli.ExitUsage, "gpu-share: load kubeconfig " + kc.Missing},
-		{"garbled kubeconfig", nil, append([]string{"--kubeconfig", kc.Garbled}, cluster...), examplecli.ExitUsage, "gpu-share: load kubeconfig " + kc.Garbled},
-		{"unknown context", nil, append([]string{"--kubeconfig", kc.Unreachable, "--context", "nope"}, cluster...), examplecli.ExitUsage, "gpu-share: load kubeconfig " + kc.Unreachable},
-		{"unreachable cluster", nil, append([]string{"--kubeconfig", kc.Unreachable}, cluster...), examplecli.ExitUnavailable, "gpu-share: cluster of " + kc.Unreachable + " does not answer"},
-		{"interrupted", cancelled, append([]string{"--kubeconfig", kc.Unreachable}, cluster...), examplecli.ExitInterrupted, "gpu-share: interrupted"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := tt.ctx
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			var stdout, stderr bytes.Buffer
-			cmd := newCommand(&options{out: &stdout, progress: io.Discard})
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(&stdout)
-			cmd.SetErr(&stderr)
-			require.Equal(t, tt.code, examplecli.Execute(ctx, cmd), stderr.String())
-			first, _, _ := strings.Cut(stderr.String(), "\n")
-			require.True(t, strings.HasPrefix(first, tt.first), "first line of stderr: %q, want it to start with %q", first, tt.first)
-		})
-	}
+	exitcodetest.Run(t, func(stdout *bytes.Buffer) *cobra.Command {
+		return newCommand(&options{out: stdout, progress: io.Discard})
+	}, []exitcodetest.Case{
+		{Name: "stray argument", Args: []string{"extra"}, Code: examplecli.ExitUsage, First: `gpu-share: unknown command "extra" for "gpu-share"`},
+		{Name: "unknown flag", Args: []string{"--no-such-flag"}, Code: examplecli.ExitUsage, First: "gpu-share: unknown flag: --no-such-flag"},
+		{Name: "negative timeout", Args: []string{"--timeout", "-5s"}, Code: examplecli.ExitUsage, First: `gpu-share: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},
+		{Name: "a shape out of range", Args: []string{"--gpucores", "101"}, Code: examplecli.ExitUsage, First: "gpu-share: --gpus must be at least 1, --gpumem at least 0, --gpucores within 0–100"},
+		{Name: "unknown policy", Args: []string{"--node-policy", "random"}, Code: examplecli.ExitUsage, First: "gpu-share: --node-policy:"},
+		{Name: "missing kubeconfig", Args: []string{"--kubeconfig", kc.Missing}, Code: examplecli.ExitUsage, First: "gpu-share: load kubeconfig " + kc.Missing},
+		{Name: "garbled kubeconfig", Args: []string{"--kubeconfig", kc.Garbled}, Code: examplecli.ExitUsage, First: "gpu-share: load kubeconfig " + kc.Garbled},
+		{Name: "unknown context", Args: []string{"--kubeconfig", kc.Unreachable, "--context", "nope"}, Code: examplecli.ExitUsage, First: "gpu-share: load kubeconfig " + kc.Unreachable},
+		{Name: "unreachable cluster", Args: []string{"--kubeconfig", kc.Unreachable}, Code: examplecli.ExitUnavailable, First: "gpu-share: cluster of " + kc.Unreachable + " does not answer"},
+		{Name: "interrupted", Ctx: exitcodetest.Cancelled(), Args: []string{"--kubeconfig", kc.Unreachable}, Code: examplecli.ExitInterrupted, First: "gpu-share: interrupted"},
+	})
 }

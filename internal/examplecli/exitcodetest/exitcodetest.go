@@ -1,0 +1,58 @@
+// Package exitcodetest runs the exit-code tables of the examples: each case
+// is a command line, the exit code it must end with and how the first line
+// of its stderr must start.
+package exitcodetest
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cozystack/tenantkit/internal/examplecli"
+)
+
+// Case is one command line of an example's exit-code table.
+type Case struct {
+	Name string
+	// Ctx is the context the command runs with; nil is
+	// context.Background() (a cancelled one plays an interrupt).
+	Ctx  context.Context
+	Args []string
+	// Code is the exit code (one of the examplecli.Exit constants).
+	Code int
+	// First is what the first line of stderr starts with.
+	First string
+}
+
+// Run runs each case through examplecli.Execute with a fresh command from
+// newCmd, its output and error output captured.
+func Run(t *testing.T, newCmd func(stdout *bytes.Buffer) *cobra.Command, cases []Case) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			ctx := tc.Ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			var stdout, stderr bytes.Buffer
+			cmd := newCmd(&stdout)
+			cmd.SetArgs(tc.Args)
+			cmd.SetOut(&stdout)
+			cmd.SetErr(&stderr)
+			require.Equal(t, tc.Code, examplecli.Execute(ctx, cmd), stderr.String())
+			first, _, _ := strings.Cut(stderr.String(), "\n")
+			require.True(t, strings.HasPrefix(first, tc.First), "first line of stderr: %q, want it to start with %q", first, tc.First)
+		})
+	}
+}
+
+// Cancelled returns a context that is already cancelled, as after Ctrl-C.
+func Cancelled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
