@@ -191,17 +191,24 @@ func resumePlan(s *State, cp *Checkpoint) (*Plan, error) {
 	return p, nil
 }
 
-// build fills in the steps, the guarantee and the minimum fault tolerance.
-func (p *Plan) build() {
-	m := p.Member
-	before := Membership{Voters: p.Voters, Healthy: p.Voters}
-	add := func(kind StepKind, e effect, action, pre, check string) {
+// stepAdder returns the function that appends a step to p, its membership
+// after the step worked out from the previous step's (from before for the
+// first).
+func (p *Plan) stepAdder(before Membership) func(kind StepKind, e effect, action, pre, check string) {
+	return func(kind StepKind, e effect, action, pre, check string) {
 		prev := before
 		if n := len(p.Steps); n > 0 {
 			prev = p.Steps[n-1].After
 		}
 		p.Steps = append(p.Steps, Step{Kind: kind, effect: e, After: prev.apply(e), Action: action, Precondition: pre, Check: check})
 	}
+}
+
+// build fills in the steps, the guarantee and the minimum fault tolerance.
+func (p *Plan) build() {
+	m := p.Member
+	before := Membership{Voters: p.Voters, Healthy: p.Voters}
+	add := p.stepAdder(before)
 	cm := p.Namespace + "/" + checkpointName(p.Cluster)
 	add(StepCheckpoint, effectNone, fmt.Sprintf("record member %s, its pod and claim UIDs and the target in ConfigMap %s", FormatID(m.ID), cm),
 		"no other relocation recorded", "the ConfigMap reads back")

@@ -153,13 +153,7 @@ func restorePreflight(s *State, cp *Checkpoint, node string) error {
 func (p *Plan) buildRestore() {
 	m := p.Member
 	before := Membership{Voters: p.Voters - 1, Healthy: p.Voters - 1}
-	add := func(kind StepKind, e effect, action, pre, check string) {
-		prev := before
-		if n := len(p.Steps); n > 0 {
-			prev = p.Steps[n-1].After
-		}
-		p.Steps = append(p.Steps, Step{Kind: kind, effect: e, After: prev.apply(e), Action: action, Precondition: pre, Check: check})
-	}
+	add := p.stepAdder(before)
 	cm := p.Namespace + "/" + checkpointName(p.Cluster)
 	add(StepCheckpoint, effectNone, fmt.Sprintf("mark the rolled-back checkpoint %s as restoring on %s", cm, p.TargetNode),
 		"the checkpoint is rolled back (or restoring on the same node)", "the ConfigMap reads back")
