@@ -20,6 +20,7 @@ import (
 
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/internal/examplecli/exitcodetest"
 	"github.com/cozystack/tenantkit/localenv"
 )
 
@@ -208,17 +209,8 @@ func TestDemo(t *testing.T) {
 // TestUsage checks the exit codes of bad command lines and unreachable
 // clusters, which need no server.
 func TestUsage(t *testing.T) {
-	dir := t.TempDir()
-	unreachable := filepath.Join(dir, "unreachable.kubeconfig")
-	require.NoError(t, os.WriteFile(unreachable, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-`), 0o600))
-	kc, err := examplecli.WriteBadKubeconfigs(dir)
-	require.NoError(t, err)
+	kc := exitcodetest.WriteKubeconfigs(t)
+	unreachable := kc.Unreachable
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -233,7 +225,7 @@ current-context: c
 		{"list with half the bucket", []string{"list", "--kubeconfig", unreachable, "--bucket", "b"}, examplecli.ExitUsage, "--bucket-namespace and --bucket"},
 		{"bad namespace mapping", []string{"restore", "demo-1", "--kubeconfig", unreachable, "--namespace-mapping", "demo"}, examplecli.ExitUsage, "from:to"},
 		{"unreachable cluster", []string{"list", "--kubeconfig", unreachable}, examplecli.ExitUnavailable, "does not answer"},
-		{"missing kubeconfig", []string{"backup", "demo-1", "--kubeconfig", filepath.Join(dir, "none")}, examplecli.ExitUsage, "load kubeconfig"},
+		{"missing kubeconfig", []string{"backup", "demo-1", "--kubeconfig", kc.Missing}, examplecli.ExitUsage, "load kubeconfig"},
 		{"garbled kubeconfig", []string{"list", "--kubeconfig", kc.Garbled}, examplecli.ExitUsage, "load kubeconfig"},
 		{"unknown context", []string{"list", "--kubeconfig", unreachable, "--context", "nope"}, examplecli.ExitUsage, "load kubeconfig"},
 		{"stray argument", []string{"list", "extra", "--kubeconfig", unreachable}, examplecli.ExitUsage, `unknown command "extra" for "backup-restore list"`},

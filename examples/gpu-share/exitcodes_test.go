@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
-	"github.com/stretchr/testify/require"
 
 	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/internal/examplecli/exitcodetest"
@@ -15,8 +14,7 @@ import (
 // TestExitCodes runs command lines that need no server and checks the exit
 // code and the first line of stderr of each.
 func TestExitCodes(t *testing.T) {
-	kc, err := examplecli.WriteBadKubeconfigs(t.TempDir())
-	require.NoError(t, err)
+	kc := exitcodetest.WriteKubeconfigs(t)
 	exitcodetest.Run(t, func(stdout *bytes.Buffer) *cobra.Command {
 		return newCommand(&options{out: stdout, progress: io.Discard})
 	}, []exitcodetest.Case{

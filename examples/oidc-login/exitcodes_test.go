@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
-	"github.com/stretchr/testify/require"
 
 	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/internal/examplecli/exitcodetest"
@@ -14,8 +13,7 @@ import (
 // TestExitCodes runs command lines that need no server and checks the exit
 // code and the first line of stderr of each.
 func TestExitCodes(t *testing.T) {
-	kc, err := examplecli.WriteBadKubeconfigs(t.TempDir())
-	require.NoError(t, err)
+	kc := exitcodetest.WriteKubeconfigs(t)
 	cluster := []string{"--namespace", "tenant-a", "--cluster", "prod"}
 	exitcodetest.Run(t, func(stdout *bytes.Buffer) *cobra.Command { return newCommand(&options{out: stdout}) }, []exitcodetest.Case{
 		{Name: "stray argument", Args: []string{"etcd-1"}, Code: examplecli.ExitUsage, First: `oidc-login: unknown command "etcd-1" for "oidc-login"`},

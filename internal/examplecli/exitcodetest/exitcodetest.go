@@ -6,6 +6,8 @@ package exitcodetest
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,4 +57,31 @@ func Cancelled() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	return ctx
+}
+
+// Kubeconfigs are kubeconfig files for the exit-code cases: one that is
+// missing, one that is not YAML, and one whose cluster does not answer
+// (nothing listens on port 1 of the loopback).
+type Kubeconfigs struct {
+	Missing, Garbled, Unreachable string
+}
+
+// WriteKubeconfigs writes them under a temporary directory of t.
+func WriteKubeconfigs(t testing.TB) Kubeconfigs {
+	t.Helper()
+	dir := t.TempDir()
+	k := Kubeconfigs{
+		Missing:     filepath.Join(dir, "missing.kubeconfig"),
+		Garbled:     filepath.Join(dir, "garbled.kubeconfig"),
+		Unreachable: filepath.Join(dir, "unreachable.kubeconfig"),
+	}
+	require.NoError(t, os.WriteFile(k.Garbled, []byte("apiVersion: v1\nkind: Config\nclusters: {{{\n"), 0o600))
+	require.NoError(t, os.WriteFile(k.Unreachable, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`), 0o600))
+	return k
 }
