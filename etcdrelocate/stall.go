@@ -185,6 +185,9 @@ func (w *stallWatch) checkNow(ctx context.Context, force bool) (bool, error) {
 		}
 		return w.stalled, nil
 	}
+	// Claimed before the probe: the step's waits and the watch beside the
+	// step then never probe at once.
+	w.checked = time.Now()
 	w.mu.Unlock()
 	ms := w.memberList(ctx)
 	start := time.Now()
