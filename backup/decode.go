@@ -142,25 +142,6 @@ func validItem(s string) bool {
 	return name != "" && !strings.ContainsAny(s, " \t\r\n")
 }
 
-// groupOf returns the API group of a resource list key ("" for core).
-func groupOf(gvk string) string {
-	parts := strings.Split(gvk, "/")
-	if len(parts) == 3 {
-		return parts[0]
-	}
-	return ""
-}
-
-// namespaceOf returns the namespace of a resource list item ("" when
-// cluster-scoped).
-func namespaceOf(item string) string {
-	ns, _, found := strings.Cut(item, "/")
-	if !found {
-		return ""
-	}
-	return ns
-}
-
 // Results are the errors and warnings of a backup or restore
 // (<backup>-results.gz, restore-<restore>-results.gz).
 type Results struct {
