@@ -130,3 +130,25 @@ func ExampleImageIsolation() {
 	// ubuntu:24.04: none (HAMi-core does not load)
 	// python:3.12-alpine: incompatible (musl)
 }
+
+// A request HAMi bends is read as HAMi's scheduler reads it (here gpucores
+// 150 counts as 100) and reported in Warnings; StrictRequests refuses it.
+func ExampleNewPodRequest_bentAsHAMi() {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "greedy"}}
+	pod.Spec.Containers = []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{
+		gpushare.ResourceGPU: resource.MustParse("1"), gpushare.ResourceMemory: resource.MustParse("3000"), gpushare.ResourceCores: resource.MustParse("150"),
+	}}}}
+	req, err := gpushare.NewPodRequest(pod, gpushare.Config{})
+	fmt.Println(err, req.Containers[0].Cores)
+	for _, w := range req.Warnings {
+		fmt.Println("warning:", w.Resource)
+	}
+
+	_, err = gpushare.NewPodRequest(pod, gpushare.Config{StrictRequests: true})
+	var re *gpushare.RequestError
+	fmt.Println(errors.As(err, &re), re.Resource)
+	// Output:
+	// <nil> 100
+	// warning: nvidia.com/gpucores
+	// true nvidia.com/gpucores
+}

@@ -180,3 +180,25 @@ spec:
 	//       schedule: daily
 	//   version: v1.34
 }
+
+// Check mirrors one Cozystack release's chart; Platform.Release picks it
+// (zero is LatestRelease). The FluxCD addon left the chart on 2026-08-20:
+// the release before still knows it, the newest warns of an unknown field.
+func ExamplePlatform_release() {
+	spec, err := tenant.ParseSpec([]byte("addons:\n  fluxcd:\n    enabled: true\n"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, release := range []tenant.Release{tenant.Release20260819, tenant.LatestRelease} {
+		warnings, err := spec.Check(tenant.Platform{Release: release})
+		fmt.Println(release, len(warnings), err)
+		for _, w := range warnings {
+			fmt.Println("  warning", w.Rule, w.Field)
+		}
+	}
+	// Output:
+	// main-2026-08-19 0 <nil>
+	// main-2026-08-21 1 <nil>
+	//   warning K-unknown-field spec.addons.fluxcd
+}
