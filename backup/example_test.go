@@ -1,13 +1,17 @@
 package backup_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"testing/fstest"
 	"time"
 
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
 
 	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/backup/backuptest"
 )
 
 func ExampleAddonValues() {
@@ -96,4 +100,36 @@ func ExampleBackupTerminal() {
 	// Queued false
 	// Finalizing false
 	// FailedValidation true
+}
+
+// VerifyFS checks a backup folder copied out of the bucket. Here one
+// ConfigMap's body is not JSON: Verify names the item and what failed.
+func ExampleVerifyFS() {
+	spec := backuptest.Spec{Name: "nightly", ConfigMaps: 3}
+	a, _ := spec.NewArchive()
+	for i, e := range a.Entries {
+		if strings.HasSuffix(e.Header.Name, "/ns-0/cm-1.json") {
+			a.Entries[i].Body = []byte("{this is not json}")
+		}
+	}
+	targz, _ := a.TarGz()
+	list, _ := a.ListGz()
+	fsys := fstest.MapFS{
+		"nightly.tar.gz":                {Data: targz},
+		"nightly-resource-list.json.gz": {Data: list},
+		"nightly-logs.gz":               {Data: backuptest.GzipBytes([]byte("level=info msg=done\n"))},
+		"nightly-results.gz":            {Data: backuptest.GzipBytes([]byte(`{"errors":{},"warnings":{}}`))},
+		"velero-backup.json":            {Data: spec.BackupJSON()},
+	}
+	rep, err := backup.VerifyFS(context.Background(), fsys, "nightly", backup.VerifyOptions{})
+	fmt.Println(errors.Is(err, backup.ErrCorrupt))
+	for _, p := range rep.Problems {
+		fmt.Println(p.Kind, p.Item)
+	}
+	// Output:
+	// true
+	// item resources/configmaps/namespaces/ns-0/cm-1.json
+	// item resources/configmaps/v1-preferredversion/namespaces/ns-0/cm-1.json
+	// progress
+	// missing v1/ConfigMap ns-0/cm-1
 }
