@@ -124,7 +124,7 @@ func ExampleVerifyFS() {
 	rep, err := backup.VerifyFS(context.Background(), fsys, "nightly", backup.VerifyOptions{})
 	fmt.Println(errors.Is(err, backup.ErrCorrupt))
 	for _, p := range rep.Problems {
-		fmt.Println(p.Kind, p.Item)
+		fmt.Println(strings.TrimSpace(string(p.Kind) + " " + p.Item)) // a problem of the whole backup names no item
 	}
 	// Output:
 	// true
