@@ -17,15 +17,15 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/cozystack/tenantkit/backup"
-	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/localenv"
 )
 
 // options are the flags shared by the commands, and where they print.
 type options struct {
-	target    examplecli.Target
+	target    cli.Target
 	namespace string
-	timeout   examplecli.Timeout
+	timeout   cli.Timeout
 
 	// Where the Bucket Secret is (the management cluster's tenant
 	// namespace), for reading the bucket directly.
@@ -53,7 +53,7 @@ func (o *options) withTimeout(ctx context.Context) (context.Context, context.Can
 // open connects to the tenant cluster (subcommands need --kubeconfig).
 func (o *options) open(cmd *cobra.Command) (context.Context, context.CancelFunc, *backup.Client, error) {
 	if o.target.Embedded() {
-		return nil, nil, nil, examplecli.Usage("%s works on a real cluster: pass --kubeconfig (run without a subcommand for the embedded tour)", cmd.Name())
+		return nil, nil, nil, cli.Usage("%s works on a real cluster: pass --kubeconfig (run without a subcommand for the embedded tour)", cmd.Name())
 	}
 	ctx, cancel := o.withTimeout(cmd.Context())
 	if err := o.target.Open(ctx, localenv.Config{}); err != nil {
@@ -63,7 +63,7 @@ func (o *options) open(cmd *cobra.Command) (context.Context, context.CancelFunc,
 	c, err := backup.NewForConfig(o.target.RESTConfig, backup.Config{Namespace: o.namespace, Logger: o.target.Logger()})
 	if err != nil {
 		cancel()
-		return nil, nil, nil, examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return nil, nil, nil, cli.WithCode(cli.ExitUnavailable, err)
 	}
 	return ctx, cancel, c, nil
 }
@@ -72,7 +72,7 @@ func (o *options) open(cmd *cobra.Command) (context.Context, context.CancelFunc,
 // anything is contacted.
 func (o *options) checkBucketFlags() error {
 	if o.bucketNamespace == "" || o.bucket == "" {
-		return examplecli.Usage("reading the bucket needs --bucket-namespace and --bucket")
+		return cli.Usage("reading the bucket needs --bucket-namespace and --bucket")
 	}
 	return nil
 }
@@ -91,23 +91,23 @@ func (o *options) store(ctx context.Context) (*backup.Store, error) {
 	}
 	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
 	if err != nil {
-		return nil, examplecli.WithCode(examplecli.ExitUnavailable, fmt.Errorf("load %s: %w", rules.ExplicitPath, err))
+		return nil, cli.WithCode(cli.ExitUnavailable, fmt.Errorf("load %s: %w", rules.ExplicitPath, err))
 	}
 	kube, err := kubernetes.NewForConfig(rc)
 	if err != nil {
-		return nil, examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return nil, cli.WithCode(cli.ExitUnavailable, err)
 	}
 	creds, err := backup.LoadCredentials(ctx, kube, o.bucketNamespace, o.bucket, o.bucketUser)
 	switch {
 	case errors.Is(err, backup.ErrSecretNotFound) || errors.Is(err, backup.ErrInvalidSecret):
-		return nil, examplecli.WithCode(examplecli.ExitFailure, err)
+		return nil, cli.WithCode(cli.ExitFailure, err)
 	case err != nil:
-		return nil, examplecli.WithCode(examplecli.ExitUnavailable, fmt.Errorf("read the Bucket Secret: %w", err))
+		return nil, cli.WithCode(cli.ExitUnavailable, fmt.Errorf("read the Bucket Secret: %w", err))
 	}
 	var ca []byte
 	if o.caFile != "" {
 		if ca, err = os.ReadFile(o.caFile); err != nil {
-			return nil, examplecli.Usage("read --ca-file: %v", err)
+			return nil, cli.Usage("read --ca-file: %v", err)
 		}
 	}
 	return backup.NewStore(backup.StoreConfig{Credentials: creds, Prefix: o.prefix, CACertPEM: ca, Logger: o.target.Logger()})
@@ -131,7 +131,7 @@ func listCmd(o *options) *cobra.Command {
 			defer cancel()
 			backups, err := c.Backups(ctx, "")
 			if err != nil {
-				return examplecli.WithCode(examplecli.ExitUnavailable, err)
+				return cli.WithCode(cli.ExitUnavailable, err)
 			}
 			var inBucket []string
 			if o.bucket != "" {
@@ -140,11 +140,11 @@ func listCmd(o *options) *cobra.Command {
 					return err
 				}
 				if inBucket, err = s.ListBackups(ctx); err != nil {
-					return examplecli.WithCode(examplecli.ExitUnavailable, err)
+					return cli.WithCode(cli.ExitUnavailable, err)
 				}
 			}
 			header, rows := listRows(backups, inBucket, o.bucket != "")
-			examplecli.Table(o.out, header, rows)
+			cli.Table(o.out, header, rows)
 			return nil
 		},
 	}
@@ -190,7 +190,7 @@ func verifyCmd(o *options) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.target.Embedded() && o.bucketKubeconfig == "" {
-				return examplecli.Usage("verify works on a real cluster: pass --kubeconfig (or --bucket-kubeconfig) and the --bucket flags")
+				return cli.Usage("verify works on a real cluster: pass --kubeconfig (or --bucket-kubeconfig) and the --bucket flags")
 			}
 			if err := o.checkBucketFlags(); err != nil {
 				return err
@@ -210,7 +210,7 @@ func verifyCmd(o *options) *cobra.Command {
 
 // verify runs Store.Verify with a progress line and prints the report.
 func verify(ctx context.Context, o *options, s *backup.Store, name string) error {
-	step := examplecli.Step(o.progress, "verifying "+name+" from s3://"+s.Bucket())
+	step := cli.Step(o.progress, "verifying "+name+" from s3://"+s.Bucket())
 	rep, err := s.Verify(ctx, name, backup.VerifyOptions{})
 	step.Done(err)
 	if rep != nil {
@@ -225,16 +225,16 @@ func verify(ctx context.Context, o *options, s *backup.Store, name string) error
 		for _, n := range rep.Notes {
 			rows = append(rows, []string{"note", n})
 		}
-		examplecli.Table(o.out, []string{"CHECK", "RESULT"}, rows)
+		cli.Table(o.out, []string{"CHECK", "RESULT"}, rows)
 	}
 	switch {
 	case err == nil:
 		fmt.Fprintf(o.out, "%s verifies: every file present and intact, %d items as listed\n", name, rep.Items)
 		return nil
 	case errors.Is(err, backup.ErrCorrupt), errors.Is(err, backup.ErrNotFound):
-		return examplecli.WithCode(examplecli.ExitFailure, err)
+		return cli.WithCode(cli.ExitFailure, err)
 	default:
-		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return cli.WithCode(cli.ExitUnavailable, err)
 	}
 }
 
@@ -303,7 +303,7 @@ func namespaceMapping(pairs []string) (map[string]string, error) {
 	for _, kv := range pairs {
 		from, to, ok := strings.Cut(kv, ":")
 		if !ok || from == "" || to == "" {
-			return nil, examplecli.Usage("--namespace-mapping wants from:to, got %q", kv)
+			return nil, cli.Usage("--namespace-mapping wants from:to, got %q", kv)
 		}
 		m[from] = to
 	}
@@ -316,10 +316,10 @@ func namespaceMapping(pairs []string) (map[string]string, error) {
 func createError(err error) error {
 	switch {
 	case apierrors.IsNotFound(err):
-		return examplecli.WithCode(examplecli.ExitUnavailable, fmt.Errorf("%w (is the Velero addon enabled in this cluster?)", err))
+		return cli.WithCode(cli.ExitUnavailable, fmt.Errorf("%w (is the Velero addon enabled in this cluster?)", err))
 	case apierrors.IsAlreadyExists(err), apierrors.IsInvalid(err), apierrors.IsForbidden(err), errors.Is(err, backup.ErrInvalidConfig):
-		return examplecli.WithCode(examplecli.ExitFailure, err)
+		return cli.WithCode(cli.ExitFailure, err)
 	default:
-		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return cli.WithCode(cli.ExitUnavailable, err)
 	}
 }

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cozystack/tenantkit/backup"
-	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/localenv"
 )
 
@@ -75,11 +75,11 @@ func runDemo(parent context.Context, o *options) error {
 		return err
 	}
 
-	step := examplecli.Step(o.progress, "starting an S3 server (versitygw) with bucket velero-backups")
+	step := cli.Step(o.progress, "starting an S3 server (versitygw) with bucket velero-backups")
 	s3, err := env.StartS3(ctx, localenv.S3Config{Buckets: []string{"velero-backups"}})
 	step.Done(err)
 	if err != nil {
-		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return cli.WithCode(cli.ExitUnavailable, err)
 	}
 
 	fmt.Fprintln(o.out, "\n1. The Bucket's Secret, as Cozystack derives it, in the tenant namespace")
@@ -99,11 +99,11 @@ func runDemo(parent context.Context, o *options) error {
 	}
 	fmt.Fprintln(o.out, indent(values.String(), "   "))
 
-	step = examplecli.Step(o.progress, "starting Velero v1.18.3 with velero-plugin-for-aws (out of cluster)")
+	step = cli.Step(o.progress, "starting Velero v1.18.3 with velero-plugin-for-aws (out of cluster)")
 	_, err = env.StartVelero(ctx, localenv.VeleroConfig{Namespace: o.namespace})
 	step.Done(err)
 	if err != nil {
-		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return cli.WithCode(cli.ExitUnavailable, err)
 	}
 	c, err := backup.NewForConfig(o.target.RESTConfig, backup.Config{Namespace: o.namespace, PollInterval: 250 * time.Millisecond})
 	if err != nil {
@@ -113,13 +113,13 @@ func runDemo(parent context.Context, o *options) error {
 	if _, err := c.ApplyLocation(ctx, backup.LocationSpec{Credentials: creds, CACertPEM: s3.CAPEM}); err != nil {
 		return err
 	}
-	step = examplecli.Step(o.progress, "waiting for location default to be Available")
+	step = cli.Step(o.progress, "waiting for location default to be Available")
 	bsl, err := c.WaitLocationAvailable(ctx, "default")
 	step.Done(err)
 	if err != nil {
-		return examplecli.WithCode(examplecli.ExitFailure, err)
+		return cli.WithCode(cli.ExitFailure, err)
 	}
-	examplecli.Table(o.out, []string{"NAME", "PROVIDER", "BUCKET", "PHASE", "ACCESS MODE", "DEFAULT"},
+	cli.Table(o.out, []string{"NAME", "PROVIDER", "BUCKET", "PHASE", "ACCESS MODE", "DEFAULT"},
 		[][]string{{bsl.Name, bsl.Spec.Provider, bsl.Spec.ObjectStorage.Bucket, string(bsl.Status.Phase), string(bsl.Spec.AccessMode), fmt.Sprint(bsl.Spec.Default)}})
 
 	fmt.Fprintln(o.out, "\n4. Back up namespace demo")
@@ -169,9 +169,9 @@ func runDemo(parent context.Context, o *options) error {
 		}
 		rows = append(rows, []string{k, map[bool]string{true: "identical", false: "DIFFERS"}[same]})
 	}
-	examplecli.Table(o.out, []string{"OBJECT", "AFTER RESTORE"}, rows)
+	cli.Table(o.out, []string{"OBJECT", "AFTER RESTORE"}, rows)
 	if diffs > 0 || len(after) != len(before) {
-		return examplecli.WithCode(examplecli.ExitFailure, fmt.Errorf("%d objects differ after the restore", diffs))
+		return cli.WithCode(cli.ExitFailure, fmt.Errorf("%d objects differ after the restore", diffs))
 	}
 	fmt.Fprintln(o.out, "\nThe diff is empty: every object came back with its data.")
 	return nil
@@ -211,7 +211,7 @@ func applyDemo(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Inter
 // runs no namespace controller, so the example finalizes the namespace
 // itself once it is empty.
 func deleteDemo(ctx context.Context, progress io.Writer, kube kubernetes.Interface, dyn dynamic.Interface) error {
-	step := examplecli.Step(progress, "deleting namespace demo")
+	step := cli.Step(progress, "deleting namespace demo")
 	err := func() error {
 		for _, gvr := range demoKinds {
 			if err := dyn.Resource(gvr).Namespace("demo").DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {

@@ -28,13 +28,13 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/cli"
 )
 
-func main() { examplecli.Main(newCommand()) }
+func main() { cli.Main(newCommand()) }
 
 // newCommand returns the program's command line, flags and subcommands
-// (main runs it; the tests run it in process through examplecli.Execute).
+// (main runs it; the tests run it in process through cli.Execute).
 func newCommand() *cobra.Command {
 	o := &options{}
 	root := &cobra.Command{
@@ -57,7 +57,7 @@ With --kubeconfig, use the subcommands on a real tenant cluster with the Velero 
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !o.target.Embedded() {
-				return examplecli.Usage("with --kubeconfig, use a subcommand: list, verify, backup or restore")
+				return cli.Usage("with --kubeconfig, use a subcommand: list, verify, backup or restore")
 			}
 			return runDemo(cmd.Context(), o)
 		},

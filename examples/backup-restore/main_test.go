@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/backup"
-	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/examplecli/exitcodetest"
+	"github.com/cozystack/tenantkit/cli"
+	"github.com/cozystack/tenantkit/internal/exitcodetest"
 	"github.com/cozystack/tenantkit/localenv"
 )
 
@@ -58,7 +58,7 @@ func run(t *testing.T, ctx context.Context, args ...string) result {
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)
 	cmd.SetErr(&progress)
-	code := examplecli.Execute(ctx, cmd)
+	code := cli.Execute(ctx, cmd)
 	r := result{code: code, stdout: out.String(), progress: progress.String()}
 	t.Logf("backup-restore %s → exit %d\n%s%s", strings.Join(args, " "), code, r.stdout, r.progress)
 	return r
@@ -134,7 +134,7 @@ func TestSubcommands(t *testing.T) {
 	bucket := []string{"--bucket-kubeconfig", w.mgmt, "--bucket-namespace", "tenant-demo", "--bucket", "velero-backups", "--ca-file", w.caFile}
 
 	r := run(t, ctx, args([]string{"backup", "demo-1", "--include-namespace", "demo", "--ttl", "24h"}, kc)...)
-	require.Equal(t, examplecli.ExitOK, r.code)
+	require.Equal(t, cli.ExitOK, r.code)
 	require.Regexp(t, `(?m)^Phase:\s+Completed$`, r.stdout)
 	require.Regexp(t, `(?m)^Namespaces:\s+demo$`, r.stdout)
 	require.Regexp(t, `(?m)^Errors:\s+0$`, r.stdout)
@@ -148,25 +148,25 @@ func TestSubcommands(t *testing.T) {
 	require.GreaterOrEqual(t, b.Status.Progress.ItemsBackedUp, 5, "4 objects and the namespace")
 
 	r = run(t, ctx, args([]string{"list"}, kc, bucket)...)
-	require.Equal(t, examplecli.ExitOK, r.code)
+	require.Equal(t, cli.ExitOK, r.code)
 	require.Regexp(t, `(?m)^NAME\s+PHASE\s+STARTED\s+ITEMS\s+ERRORS\s+WARNINGS\s+IN BUCKET$`, r.stdout)
 	require.Regexp(t, `(?m)^demo-1\s+Completed\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+`+items+`/`+items+`\s+0\s+0\s+yes$`, r.stdout)
 
 	// verify reads the bucket only: no tenant cluster needed.
 	r = run(t, ctx, args([]string{"verify", "demo-1"}, bucket)...)
-	require.Equal(t, examplecli.ExitOK, r.code)
+	require.Equal(t, cli.ExitOK, r.code)
 	require.Regexp(t, `(?m)^phase\s+Completed$`, r.stdout)
 	require.Regexp(t, `(?m)^items \(archive / resource list\)\s+`+items+` / `+items+`$`, r.stdout)
 	require.NotContains(t, r.stdout, "PROBLEM")
 	require.Contains(t, r.stdout, "demo-1 verifies")
 
 	r = run(t, ctx, args([]string{"verify", "no-such-backup"}, kc, bucket)...)
-	require.Equal(t, examplecli.ExitFailure, r.code, "a backup the bucket does not hold does not verify")
+	require.Equal(t, cli.ExitFailure, r.code, "a backup the bucket does not hold does not verify")
 	require.Contains(t, r.progress, "backup no-such-backup has no files")
 	// Without --bucket-kubeconfig the Secret is looked up in the tenant
 	// cluster, which does not hold it.
 	r = run(t, ctx, args([]string{"verify", "demo-1"}, kc, bucket[2:])...)
-	require.Equal(t, examplecli.ExitFailure, r.code)
+	require.Equal(t, cli.ExitFailure, r.code)
 	require.Contains(t, r.progress, "bucket secret not found")
 
 	require.NoError(t, deleteDemo(ctx, io.Discard, w.kube, w.dyn))
@@ -175,7 +175,7 @@ func TestSubcommands(t *testing.T) {
 	require.Empty(t, gone)
 
 	r = run(t, ctx, args([]string{"restore", "demo-1", "--name", "demo-1-restore"}, kc)...)
-	require.Equal(t, examplecli.ExitOK, r.code)
+	require.Equal(t, cli.ExitOK, r.code)
 	require.Regexp(t, `(?m)^demo-1-restore\s+demo-1\s+Completed\s+`+items+` of `+items+`\s+0\s+0$`, r.stdout)
 	restored, err := w.velero.Restore(ctx, "demo-1-restore")
 	require.NoError(t, err)
@@ -185,7 +185,7 @@ func TestSubcommands(t *testing.T) {
 	require.Equal(t, before, after, "restored objects differ")
 
 	r = run(t, ctx, args([]string{"restore", "demo-1", "--name", "demo-1-restore"}, kc)...)
-	require.Equal(t, examplecli.ExitFailure, r.code, "a restore that exists already")
+	require.Equal(t, cli.ExitFailure, r.code, "a restore that exists already")
 	require.Contains(t, r.progress, "already exists")
 }
 
@@ -196,7 +196,7 @@ func TestDemo(t *testing.T) {
 		t.Skip("integration test: starts real servers (skipped with -short)")
 	}
 	r := run(t, context.Background(), "--timeout", "5m")
-	require.Equal(t, examplecli.ExitOK, r.code)
+	require.Equal(t, cli.ExitOK, r.code)
 	require.Regexp(t, `(?m)^default\s+aws\s+velero-backups\s+Available\s+ReadWrite\s+true$`, r.stdout)
 	require.Regexp(t, `(?m)^demo-1 verifies: every file present and intact, \d+ items as listed$`, r.stdout)
 	for _, obj := range []string{"ConfigMap/demo-cm", "Secret/demo-secret", "Deployment/web", "Service/web"} {
@@ -217,20 +217,20 @@ func TestUsage(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"subcommand without --kubeconfig", []string{"list"}, examplecli.ExitUsage, "pass --kubeconfig"},
-		{"--kubeconfig without a subcommand", []string{"--kubeconfig", unreachable}, examplecli.ExitUsage, "use a subcommand"},
-		{"unknown flag", []string{"backup", "--no-such-flag"}, examplecli.ExitUsage, "unknown flag"},
-		{"backup without a name", []string{"backup", "--kubeconfig", unreachable}, examplecli.ExitUsage, "accepts 1 arg"},
-		{"verify without the bucket", []string{"verify", "demo-1", "--kubeconfig", unreachable}, examplecli.ExitUsage, "--bucket-namespace and --bucket"},
-		{"list with half the bucket", []string{"list", "--kubeconfig", unreachable, "--bucket", "b"}, examplecli.ExitUsage, "--bucket-namespace and --bucket"},
-		{"bad namespace mapping", []string{"restore", "demo-1", "--kubeconfig", unreachable, "--namespace-mapping", "demo"}, examplecli.ExitUsage, "from:to"},
-		{"unreachable cluster", []string{"list", "--kubeconfig", unreachable}, examplecli.ExitUnavailable, "does not answer"},
-		{"missing kubeconfig", []string{"backup", "demo-1", "--kubeconfig", kc.Missing}, examplecli.ExitUsage, "load kubeconfig"},
-		{"garbled kubeconfig", []string{"list", "--kubeconfig", kc.Garbled}, examplecli.ExitUsage, "load kubeconfig"},
-		{"unknown context", []string{"list", "--kubeconfig", unreachable, "--context", "nope"}, examplecli.ExitUsage, "load kubeconfig"},
-		{"stray argument", []string{"list", "extra", "--kubeconfig", unreachable}, examplecli.ExitUsage, `unknown command "extra" for "backup-restore list"`},
-		{"unknown subcommand", []string{"lsit"}, examplecli.ExitUsage, `unknown command "lsit" for "backup-restore"`},
-		{"negative timeout", []string{"list", "--timeout", "-5s"}, examplecli.ExitUsage, `invalid argument "-5s" for "--timeout" flag: -5s is negative`},
+		{"subcommand without --kubeconfig", []string{"list"}, cli.ExitUsage, "pass --kubeconfig"},
+		{"--kubeconfig without a subcommand", []string{"--kubeconfig", unreachable}, cli.ExitUsage, "use a subcommand"},
+		{"unknown flag", []string{"backup", "--no-such-flag"}, cli.ExitUsage, "unknown flag"},
+		{"backup without a name", []string{"backup", "--kubeconfig", unreachable}, cli.ExitUsage, "accepts 1 arg"},
+		{"verify without the bucket", []string{"verify", "demo-1", "--kubeconfig", unreachable}, cli.ExitUsage, "--bucket-namespace and --bucket"},
+		{"list with half the bucket", []string{"list", "--kubeconfig", unreachable, "--bucket", "b"}, cli.ExitUsage, "--bucket-namespace and --bucket"},
+		{"bad namespace mapping", []string{"restore", "demo-1", "--kubeconfig", unreachable, "--namespace-mapping", "demo"}, cli.ExitUsage, "from:to"},
+		{"unreachable cluster", []string{"list", "--kubeconfig", unreachable}, cli.ExitUnavailable, "does not answer"},
+		{"missing kubeconfig", []string{"backup", "demo-1", "--kubeconfig", kc.Missing}, cli.ExitUsage, "load kubeconfig"},
+		{"garbled kubeconfig", []string{"list", "--kubeconfig", kc.Garbled}, cli.ExitUsage, "load kubeconfig"},
+		{"unknown context", []string{"list", "--kubeconfig", unreachable, "--context", "nope"}, cli.ExitUsage, "load kubeconfig"},
+		{"stray argument", []string{"list", "extra", "--kubeconfig", unreachable}, cli.ExitUsage, `unknown command "extra" for "backup-restore list"`},
+		{"unknown subcommand", []string{"lsit"}, cli.ExitUsage, `unknown command "lsit" for "backup-restore"`},
+		{"negative timeout", []string{"list", "--timeout", "-5s"}, cli.ExitUsage, `invalid argument "-5s" for "--timeout" flag: -5s is negative`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, context.Background(), tt.args...)

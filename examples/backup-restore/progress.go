@@ -9,13 +9,13 @@ import (
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
 
 	"github.com/cozystack/tenantkit/backup"
-	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/cli"
 )
 
 // waitBackup waits for a backup with a progress line and one line per
 // phase change.
 func waitBackup(ctx context.Context, o *options, c *backup.Client, name string) (*velerov1.Backup, error) {
-	step := examplecli.Step(o.progress, "backing up "+name)
+	step := cli.Step(o.progress, "backing up "+name)
 	b, err := c.WaitBackup(ctx, name, backup.WaitOptions{Progress: o.phaseLine})
 	step.Done(err)
 	return b, exitFor(err)
@@ -23,7 +23,7 @@ func waitBackup(ctx context.Context, o *options, c *backup.Client, name string) 
 
 // waitRestore waits for a restore the same way and prints its outcome.
 func waitRestore(ctx context.Context, o *options, c *backup.Client, name string) error {
-	step := examplecli.Step(o.progress, "restoring "+name)
+	step := cli.Step(o.progress, "restoring "+name)
 	r, err := c.WaitRestore(ctx, name, backup.WaitOptions{Progress: o.phaseLine})
 	step.Done(err)
 	if r != nil {
@@ -31,7 +31,7 @@ func waitRestore(ctx context.Context, o *options, c *backup.Client, name string)
 		if p := r.Status.Progress; p != nil {
 			items = fmt.Sprintf("%d of %d", p.ItemsRestored, p.TotalItems)
 		}
-		examplecli.Table(o.out, []string{"RESTORE", "BACKUP", "PHASE", "ITEMS", "ERRORS", "WARNINGS"},
+		cli.Table(o.out, []string{"RESTORE", "BACKUP", "PHASE", "ITEMS", "ERRORS", "WARNINGS"},
 			[][]string{{r.Name, r.Spec.BackupName, string(r.Status.Phase), items, fmt.Sprint(r.Status.Errors), fmt.Sprint(r.Status.Warnings)}})
 		if r.Status.Warnings > 0 {
 			fmt.Fprintln(o.progress, "    (objects that already existed are skipped with a warning)")
@@ -57,9 +57,9 @@ func exitFor(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &pe), errors.Is(err, context.DeadlineExceeded):
-		return examplecli.WithCode(examplecli.ExitFailure, err)
+		return cli.WithCode(cli.ExitFailure, err)
 	default:
-		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return cli.WithCode(cli.ExitUnavailable, err)
 	}
 }
 

@@ -8,9 +8,9 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 )
@@ -26,7 +26,7 @@ func (o *options) runEmbedded(ctx context.Context) error {
 	}
 	defer o.target.Close()
 	env := o.target.Env
-	step := examplecli.Step(os.Stderr, "creating tenant etcd tenant-demo (StatefulSet layout, 3 members)")
+	step := cli.Step(os.Stderr, "creating tenant etcd tenant-demo (StatefulSet layout, 3 members)")
 	// Keep node-c free while the members are placed, as the target.
 	err := env.Cluster().Cordon(ctx, "node-c")
 	var tn *etcdlayout.Tenant
@@ -38,7 +38,7 @@ func (o *options) runEmbedded(ctx context.Context) error {
 	}
 	step.Done(err)
 	if err != nil {
-		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return cli.WithCode(cli.ExitUnavailable, err)
 	}
 	r, err := o.relocator(tn.DialContext)
 	if err != nil {
@@ -53,18 +53,18 @@ func (o *options) runEmbedded(ctx context.Context) error {
 			return err
 		}
 	}
-	cli, err := tn.Client(ctx)
+	etcdc, err := tn.Client(ctx)
 	if err != nil {
 		return err
 	}
-	defer cli.Close()
-	load := startLoad(cli)
+	defer etcdc.Close()
+	load := startLoad(etcdc)
 	res, err := o.relocate(ctx, r, req)
 	rep := load.stop()
 	if err != nil || res == nil {
 		return err
 	}
-	if err := load.verify(ctx, cli); err != nil {
+	if err := load.verify(ctx, etcdc); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.out, "\nWrite load through the move: %d writes acknowledged, all read back; %d failed; longest gap %s.\n",
@@ -96,10 +96,12 @@ func (o *options) defaults(ctx context.Context, r *etcdrelocate.Relocator, req *
 // load is the example's writer (package etcdrelocatetest's load).
 type load struct{ l *etcdrelocatetest.Load }
 
-func startLoad(cli *clientv3.Client) *load {
-	return &load{l: etcdrelocatetest.StartLoad(cli, etcdrelocatetest.LoadConfig{Prefix: "/example/"})}
+func startLoad(etcdc *clientv3.Client) *load {
+	return &load{l: etcdrelocatetest.StartLoad(etcdc, etcdrelocatetest.LoadConfig{Prefix: "/example/"})}
 }
 
 func (l *load) stop() etcdrelocatetest.LoadReport { return l.l.Stop() }
 
-func (l *load) verify(ctx context.Context, cli *clientv3.Client) error { return l.l.Check(ctx, cli) }
+func (l *load) verify(ctx context.Context, etcdc *clientv3.Client) error {
+	return l.l.Check(ctx, etcdc)
+}

@@ -42,13 +42,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/etcdrelocate"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/localenv"
 )
 
 type options struct {
-	target       examplecli.Target
+	target       cli.Target
 	out          io.Writer
 	namespace    string
 	cluster      string
@@ -61,13 +61,13 @@ type options struct {
 	skipSnapshot bool
 	snapFirst    bool
 	skipVersion  bool
-	timeout      examplecli.Timeout
+	timeout      cli.Timeout
 }
 
-func main() { examplecli.Main(newCommand(&options{out: os.Stdout})) }
+func main() { cli.Main(newCommand(&options{out: os.Stdout})) }
 
 // newCommand returns the program's command line (main runs it; the tests
-// run it in process through examplecli.Execute).
+// run it in process through cli.Execute).
 func newCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "etcd-relocate",
@@ -109,15 +109,15 @@ func (o *options) run(ctx context.Context) error {
 	defer cancel()
 	if o.target.Embedded() {
 		if o.namespace != "" || o.direct {
-			return examplecli.Usage("--namespace and --direct need --kubeconfig")
+			return cli.Usage("--namespace and --direct need --kubeconfig")
 		}
 		return o.runEmbedded(ctx)
 	}
 	if o.restoreNode != "" && (o.namespace == "" || o.member != "" || o.toNode != "") {
-		return examplecli.Usage("--restore-to-node needs --namespace, and no --member or --to-node")
+		return cli.Usage("--restore-to-node needs --namespace, and no --member or --to-node")
 	}
 	if o.restoreNode == "" && (o.namespace == "" || o.member == "" || o.toNode == "") {
-		return examplecli.Usage("--kubeconfig needs --namespace, --member and --to-node")
+		return cli.Usage("--kubeconfig needs --namespace, --member and --to-node")
 	}
 	if err := o.target.Open(ctx, localenv.Config{}); err != nil {
 		return err
@@ -126,7 +126,7 @@ func (o *options) run(ctx context.Context) error {
 	if !o.direct {
 		var err error
 		if dial, err = etcdrelocate.PortForwardDialer(o.target.RESTConfig); err != nil {
-			return examplecli.WithCode(examplecli.ExitUnavailable, err)
+			return cli.WithCode(cli.ExitUnavailable, err)
 		}
 	}
 	r, err := o.relocator(dial)
@@ -168,7 +168,7 @@ func (o *options) relocator(dial etcdrelocate.DialFunc) (*etcdrelocate.Relocator
 		Dial: dial, Logger: o.target.Logger(), Progress: newProgress(os.Stderr).event,
 	})
 	if err != nil {
-		return nil, examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return nil, cli.WithCode(cli.ExitUnavailable, err)
 	}
 	return r, nil
 }
@@ -180,7 +180,7 @@ func (o *options) relocate(ctx context.Context, r *etcdrelocate.Relocator, req e
 		SkipVersionHazard: o.skipVersion}
 	s, err := r.Observe(ctx, req.Namespace, req.Cluster)
 	if err != nil {
-		return nil, examplecli.WithCode(examplecli.ExitUnavailable, fmt.Errorf("observe %s/%s: %w", req.Namespace, req.Cluster, err))
+		return nil, cli.WithCode(cli.ExitUnavailable, fmt.Errorf("observe %s/%s: %w", req.Namespace, req.Cluster, err))
 	}
 	printMembers(o.out, s)
 	plan, err := etcdrelocate.PlanFor(s, req)

@@ -10,16 +10,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/cli"
 )
 
 func TestUsage(t *testing.T) {
-	o := options{out: &bytes.Buffer{}, timeout: examplecli.Timeout(time.Minute)}
+	o := options{out: &bytes.Buffer{}, timeout: cli.Timeout(time.Minute)}
 	o.target.Kubeconfig = "/nonexistent"
 	err := o.run(context.Background())
-	var ee *examplecli.ExitError
+	var ee *cli.ExitError
 	require.True(t, errors.As(err, &ee))
-	require.Equal(t, examplecli.ExitUsage, ee.Code)
+	require.Equal(t, cli.ExitUsage, ee.Code)
 }
 
 // TestEmbedded runs the example end to end on the embedded environment: a
@@ -30,7 +30,7 @@ func TestEmbedded(t *testing.T) {
 		t.Skip("starts the embedded environment (skipped with -short)")
 	}
 	var out bytes.Buffer
-	o := options{out: &out, cluster: "etcd", timeout: examplecli.Timeout(30 * time.Minute)}
+	o := options{out: &out, cluster: "etcd", timeout: cli.Timeout(30 * time.Minute)}
 	require.NoError(t, o.run(context.Background()), out.String())
 	t.Log(out.String())
 	for _, want := range []string{"Relocate etcd-", "Relocated in", "HashKV equal on every voter", "all read back"} {

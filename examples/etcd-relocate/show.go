@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/etcdrelocate"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 )
 
 // printMembers prints the observed members as a table.
@@ -36,13 +36,13 @@ func printMembers(out io.Writer, s *etcdrelocate.State) {
 		}
 		rows = append(rows, []string{m.Label(), etcdrelocate.FormatID(m.ID), node, role, health, db})
 	}
-	examplecli.Table(out, []string{"MEMBER", "ID", "NODE", "ROLE", "STATUS", "DB"}, rows)
+	cli.Table(out, []string{"MEMBER", "ID", "NODE", "ROLE", "STATUS", "DB"}, rows)
 }
 
 // progress turns executor events into progress lines.
 type progress struct {
 	out  io.Writer
-	step *examplecli.Progress
+	step *cli.Progress
 }
 
 func newProgress(out io.Writer) *progress { return &progress{out: out} }
@@ -50,7 +50,7 @@ func newProgress(out io.Writer) *progress { return &progress{out: out} }
 func (p *progress) event(e etcdrelocate.Event) {
 	switch e.Phase {
 	case etcdrelocate.EventStarted:
-		p.step = examplecli.Step(p.out, fmt.Sprintf("%2d/%d %s", e.Index+1, e.Total, e.Step))
+		p.step = cli.Step(p.out, fmt.Sprintf("%2d/%d %s", e.Index+1, e.Total, e.Step))
 	default:
 		if p.step == nil {
 			return

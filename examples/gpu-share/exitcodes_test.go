@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/examplecli/exitcodetest"
+	"github.com/cozystack/tenantkit/cli"
+	"github.com/cozystack/tenantkit/internal/exitcodetest"
 )
 
 // TestExitCodes runs command lines that need no server and checks the exit
@@ -18,15 +18,15 @@ func TestExitCodes(t *testing.T) {
 	exitcodetest.Run(t, func(stdout *bytes.Buffer) *cobra.Command {
 		return newCommand(&options{out: stdout, progress: io.Discard})
 	}, []exitcodetest.Case{
-		{Name: "stray argument", Args: []string{"extra"}, Code: examplecli.ExitUsage, First: `gpu-share: unknown command "extra" for "gpu-share"`},
-		{Name: "unknown flag", Args: []string{"--no-such-flag"}, Code: examplecli.ExitUsage, First: "gpu-share: unknown flag: --no-such-flag"},
-		{Name: "negative timeout", Args: []string{"--timeout", "-5s"}, Code: examplecli.ExitUsage, First: `gpu-share: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},
-		{Name: "a shape out of range", Args: []string{"--gpucores", "101"}, Code: examplecli.ExitUsage, First: "gpu-share: --gpus must be at least 1, --gpumem at least 0, --gpucores within 0–100"},
-		{Name: "unknown policy", Args: []string{"--node-policy", "random"}, Code: examplecli.ExitUsage, First: "gpu-share: --node-policy:"},
-		{Name: "missing kubeconfig", Args: []string{"--kubeconfig", kc.Missing}, Code: examplecli.ExitUsage, First: "gpu-share: load kubeconfig " + kc.Missing},
-		{Name: "garbled kubeconfig", Args: []string{"--kubeconfig", kc.Garbled}, Code: examplecli.ExitUsage, First: "gpu-share: load kubeconfig " + kc.Garbled},
-		{Name: "unknown context", Args: []string{"--kubeconfig", kc.Unreachable, "--context", "nope"}, Code: examplecli.ExitUsage, First: "gpu-share: load kubeconfig " + kc.Unreachable},
-		{Name: "unreachable cluster", Args: []string{"--kubeconfig", kc.Unreachable}, Code: examplecli.ExitUnavailable, First: "gpu-share: cluster of " + kc.Unreachable + " does not answer"},
-		{Name: "interrupted", Ctx: exitcodetest.Cancelled(), Args: []string{"--kubeconfig", kc.Unreachable}, Code: examplecli.ExitInterrupted, First: "gpu-share: interrupted"},
+		{Name: "stray argument", Args: []string{"extra"}, Code: cli.ExitUsage, First: `gpu-share: unknown command "extra" for "gpu-share"`},
+		{Name: "unknown flag", Args: []string{"--no-such-flag"}, Code: cli.ExitUsage, First: "gpu-share: unknown flag: --no-such-flag"},
+		{Name: "negative timeout", Args: []string{"--timeout", "-5s"}, Code: cli.ExitUsage, First: `gpu-share: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},
+		{Name: "a shape out of range", Args: []string{"--gpucores", "101"}, Code: cli.ExitUsage, First: "gpu-share: --gpus must be at least 1, --gpumem at least 0, --gpucores within 0–100"},
+		{Name: "unknown policy", Args: []string{"--node-policy", "random"}, Code: cli.ExitUsage, First: "gpu-share: --node-policy:"},
+		{Name: "missing kubeconfig", Args: []string{"--kubeconfig", kc.Missing}, Code: cli.ExitUsage, First: "gpu-share: load kubeconfig " + kc.Missing},
+		{Name: "garbled kubeconfig", Args: []string{"--kubeconfig", kc.Garbled}, Code: cli.ExitUsage, First: "gpu-share: load kubeconfig " + kc.Garbled},
+		{Name: "unknown context", Args: []string{"--kubeconfig", kc.Unreachable, "--context", "nope"}, Code: cli.ExitUsage, First: "gpu-share: load kubeconfig " + kc.Unreachable},
+		{Name: "unreachable cluster", Args: []string{"--kubeconfig", kc.Unreachable}, Code: cli.ExitUnavailable, First: "gpu-share: cluster of " + kc.Unreachable + " does not answer"},
+		{Name: "interrupted", Ctx: exitcodetest.Cancelled(), Args: []string{"--kubeconfig", kc.Unreachable}, Code: cli.ExitInterrupted, First: "gpu-share: interrupted"},
 	})
 }

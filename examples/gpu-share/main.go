@@ -31,13 +31,13 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/gpushare"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/localenv"
 )
 
 type options struct {
-	target     examplecli.Target
+	target     cli.Target
 	out        io.Writer // results
 	progress   io.Writer // progress lines
 	gpus       int32
@@ -46,13 +46,13 @@ type options struct {
 	nodePolicy string
 	gpuPolicy  string
 	collapse   bool
-	timeout    examplecli.Timeout
+	timeout    cli.Timeout
 }
 
-func main() { examplecli.Main(newCommand(&options{out: os.Stdout, progress: os.Stderr})) }
+func main() { cli.Main(newCommand(&options{out: os.Stdout, progress: os.Stderr})) }
 
 // newCommand returns the program's command line (main runs it; the tests
-// run it in process through examplecli.Execute).
+// run it in process through cli.Execute).
 func newCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gpu-share",
@@ -71,7 +71,7 @@ the shape given by --gpus, --gpumem and --gpucores. It changes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.gpus < 1 || o.gpumem < 0 || o.gpucores < 0 || o.gpucores > 100 {
-				return examplecli.Usage("--gpus must be at least 1, --gpumem at least 0, --gpucores within 0–100")
+				return cli.Usage("--gpus must be at least 1, --gpumem at least 0, --gpucores within 0–100")
 			}
 			ctx, cancel := o.timeout.Context(cmd.Context())
 			defer cancel()
@@ -93,11 +93,11 @@ the shape given by --gpus, --gpumem and --gpucores. It changes nothing.`,
 func (o *options) config() (gpushare.Config, error) {
 	np, err := gpushare.ParseNodePolicy(o.nodePolicy)
 	if err != nil {
-		return gpushare.Config{}, examplecli.Usage("--node-policy: %v", err)
+		return gpushare.Config{}, cli.Usage("--node-policy: %v", err)
 	}
 	gp, err := gpushare.ParseGPUPolicy(o.gpuPolicy)
 	if err != nil {
-		return gpushare.Config{}, examplecli.Usage("--gpu-policy: %v", err)
+		return gpushare.Config{}, cli.Usage("--gpu-policy: %v", err)
 	}
 	return gpushare.Config{NodePolicy: np, GPUPolicy: gp, CollapseInitContainers: o.collapse,
 		Logger: o.target.Logger()}, nil
@@ -120,7 +120,7 @@ func run(ctx context.Context, o *options) error {
 	defer o.target.Close()
 	cs, err := kubernetes.NewForConfig(o.target.RESTConfig)
 	if err != nil {
-		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return cli.WithCode(cli.ExitUnavailable, err)
 	}
 	if o.target.Embedded() {
 		if err := registerNodes(ctx, cs, o.progress); err != nil {
@@ -132,11 +132,11 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
-	step := examplecli.Step(o.progress, "reading Nodes and Pods through informers")
+	step := cli.Step(o.progress, "reading Nodes and Pods through informers")
 	err = ledger.Start(ctx)
 	step.Done(err)
 	if err != nil {
-		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return cli.WithCode(cli.ExitUnavailable, err)
 	}
 	if o.target.Embedded() {
 		return tour(ctx, cs, ledger, o)
@@ -147,5 +147,5 @@ func run(ctx context.Context, o *options) error {
 }
 
 func fail(format string, args ...any) error {
-	return examplecli.WithCode(examplecli.ExitFailure, fmt.Errorf(format, args...))
+	return cli.WithCode(cli.ExitFailure, fmt.Errorf(format, args...))
 }

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/gpushare"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 )
 
 func printLedger(out io.Writer, l *gpushare.Ledger) {
@@ -34,7 +34,7 @@ func printLedger(out io.Writer, l *gpushare.Ledger) {
 				of(g.Used.Slots, g.Capacity.Slots, ""), holders(g.Pods)})
 		}
 	}
-	examplecli.Table(out, []string{"NODE", "GPU", "TYPE", "MEMORY", "CORES", "SLOTS", "PODS"}, rows)
+	cli.Table(out, []string{"NODE", "GPU", "TYPE", "MEMORY", "CORES", "SLOTS", "PODS"}, rows)
 
 	rows = rows[:0]
 	for _, ns := range l.Namespaces() {
@@ -43,7 +43,7 @@ func printLedger(out io.Writer, l *gpushare.Ledger) {
 	}
 	if len(rows) > 0 {
 		fmt.Fprintln(out)
-		examplecli.Table(out, []string{"NAMESPACE", "PODS", "GPUS", "MEMORY", "CORES", "SLOTS"}, rows)
+		cli.Table(out, []string{"NAMESPACE", "PODS", "GPUS", "MEMORY", "CORES", "SLOTS"}, rows)
 	}
 }
 
@@ -92,7 +92,7 @@ func printFitError(out io.Writer, fe *gpushare.FitError) {
 			rows = append(rows, []string{n.Node, g.ID, string(g.Reason), g.Detail})
 		}
 	}
-	examplecli.Table(out, []string{"NODE", "GPU", "REASON", "DETAIL"}, rows)
+	cli.Table(out, []string{"NODE", "GPU", "REASON", "DETAIL"}, rows)
 	fmt.Fprintf(out, "HAMi would report: %s\n", fe.Summary())
 }
 
@@ -105,7 +105,7 @@ func printWhatIf(out io.Writer, l *gpushare.Ledger, shape gpushare.PodRequest) e
 	fmt.Fprintf(out, "\nWhat if: how many more pods asking %d GPU(s) × (%s, %d%% cores) fit now?\n", c.Count, mem, c.Cores)
 	w, err := l.WhatIf(shape, 0)
 	if err != nil {
-		return examplecli.WithCode(examplecli.ExitUsage, err)
+		return cli.WithCode(cli.ExitUsage, err)
 	}
 	var rows [][]string
 	for _, n := range l.Nodes() {
@@ -113,7 +113,7 @@ func printWhatIf(out io.Writer, l *gpushare.Ledger, shape gpushare.PodRequest) e
 			rows = append(rows, []string{n.Name, fmt.Sprint(w.ByNode[n.Name])})
 		}
 	}
-	examplecli.Table(out, []string{"NODE", "MORE PODS"}, rows)
+	cli.Table(out, []string{"NODE", "MORE PODS"}, rows)
 	fmt.Fprintf(out, "%d more fit. Free memory now: %d MiB; left over after them: %d MiB (%.0f%%), which no pod of this shape can use.\n",
 		w.Fits, w.FreeMiB, w.StrandedMiB, 100*w.Fragmentation)
 	if w.Next != nil {

@@ -11,9 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/gpushare"
-	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/hamisim"
+	"github.com/cozystack/tenantkit/gpushare/hamisim"
 )
 
 // nodes are the tour's GPU nodes: three models, registered in HAMi v2.10's
@@ -31,7 +31,7 @@ var nodes = []struct {
 // registerNodes creates the nodes with the annotation HAMi's device plugin
 // writes, as the plugin would on a real cluster.
 func registerNodes(ctx context.Context, cs kubernetes.Interface, progress io.Writer) error {
-	step := examplecli.Step(progress, "registering three GPU nodes as HAMi's device plugin does")
+	step := cli.Step(progress, "registering three GPU nodes as HAMi's device plugin does")
 	err := func() error {
 		for _, n := range nodes {
 			if err := hamisim.RegisterNode(ctx, cs, n.name, hamisim.GPUs(n.name[4:], n.gpus, n.model, n.memoryMiB)); err != nil {
@@ -112,7 +112,7 @@ func tour(ctx context.Context, cs kubernetes.Interface, l *gpushare.Ledger, o *o
 		}
 		rows = append(rows, []string{d.namespace + "/" + d.name, d.asks(), p.Node, p.Containers.String()})
 	}
-	examplecli.Table(o.out, []string{"POD", "ASKS", "NODE", "hami.io/vgpu-devices-allocated"}, rows)
+	cli.Table(o.out, []string{"POD", "ASKS", "NODE", "hami.io/vgpu-devices-allocated"}, rows)
 
 	printLedger(o.out, l)
 
@@ -136,7 +136,7 @@ func tour(ctx context.Context, cs kubernetes.Interface, l *gpushare.Ledger, o *o
 func schedule(ctx context.Context, cs kubernetes.Interface, l *gpushare.Ledger, d demoPod) (gpushare.Placement, error) {
 	p, err := hamisim.Bind(ctx, cs, l, d.pod())
 	if errors.Is(err, gpushare.ErrNoFit) {
-		return p, examplecli.WithCode(examplecli.ExitFailure, err)
+		return p, cli.WithCode(cli.ExitFailure, err)
 	}
 	return p, err
 }

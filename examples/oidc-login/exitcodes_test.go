@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/examplecli/exitcodetest"
+	"github.com/cozystack/tenantkit/cli"
+	"github.com/cozystack/tenantkit/internal/exitcodetest"
 )
 
 // TestExitCodes runs command lines that need no server and checks the exit
@@ -16,15 +16,15 @@ func TestExitCodes(t *testing.T) {
 	kc := exitcodetest.WriteKubeconfigs(t)
 	cluster := []string{"--namespace", "tenant-a", "--cluster", "prod"}
 	exitcodetest.Run(t, func(stdout *bytes.Buffer) *cobra.Command { return newCommand(&options{out: stdout}) }, []exitcodetest.Case{
-		{Name: "stray argument", Args: []string{"etcd-1"}, Code: examplecli.ExitUsage, First: `oidc-login: unknown command "etcd-1" for "oidc-login"`},
-		{Name: "unknown flag", Args: []string{"--no-such-flag"}, Code: examplecli.ExitUsage, First: "oidc-login: unknown flag: --no-such-flag"},
-		{Name: "negative timeout", Args: []string{"--timeout", "-5s"}, Code: examplecli.ExitUsage, First: `oidc-login: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},
-		{Name: "cluster flags without --kubeconfig", Args: []string{"--namespace", "tenant-a"}, Code: examplecli.ExitUsage, First: "oidc-login: --namespace, --cluster and --apply-rbac need --kubeconfig"},
-		{Name: "--kubeconfig without the cluster", Args: []string{"--kubeconfig", kc.Unreachable}, Code: examplecli.ExitUsage, First: "oidc-login: --kubeconfig needs --namespace and --cluster"},
-		{Name: "missing kubeconfig", Args: append([]string{"--kubeconfig", kc.Missing}, cluster...), Code: examplecli.ExitUsage, First: "oidc-login: load kubeconfig " + kc.Missing},
-		{Name: "garbled kubeconfig", Args: append([]string{"--kubeconfig", kc.Garbled}, cluster...), Code: examplecli.ExitUsage, First: "oidc-login: load kubeconfig " + kc.Garbled},
-		{Name: "unknown context", Args: append([]string{"--kubeconfig", kc.Unreachable, "--context", "nope"}, cluster...), Code: examplecli.ExitUsage, First: "oidc-login: load kubeconfig " + kc.Unreachable},
-		{Name: "unreachable cluster", Args: append([]string{"--kubeconfig", kc.Unreachable}, cluster...), Code: examplecli.ExitUnavailable, First: "oidc-login: cluster of " + kc.Unreachable + " does not answer"},
-		{Name: "interrupted", Ctx: exitcodetest.Cancelled(), Args: append([]string{"--kubeconfig", kc.Unreachable}, cluster...), Code: examplecli.ExitInterrupted, First: "oidc-login: interrupted"},
+		{Name: "stray argument", Args: []string{"etcd-1"}, Code: cli.ExitUsage, First: `oidc-login: unknown command "etcd-1" for "oidc-login"`},
+		{Name: "unknown flag", Args: []string{"--no-such-flag"}, Code: cli.ExitUsage, First: "oidc-login: unknown flag: --no-such-flag"},
+		{Name: "negative timeout", Args: []string{"--timeout", "-5s"}, Code: cli.ExitUsage, First: `oidc-login: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},
+		{Name: "cluster flags without --kubeconfig", Args: []string{"--namespace", "tenant-a"}, Code: cli.ExitUsage, First: "oidc-login: --namespace, --cluster and --apply-rbac need --kubeconfig"},
+		{Name: "--kubeconfig without the cluster", Args: []string{"--kubeconfig", kc.Unreachable}, Code: cli.ExitUsage, First: "oidc-login: --kubeconfig needs --namespace and --cluster"},
+		{Name: "missing kubeconfig", Args: append([]string{"--kubeconfig", kc.Missing}, cluster...), Code: cli.ExitUsage, First: "oidc-login: load kubeconfig " + kc.Missing},
+		{Name: "garbled kubeconfig", Args: append([]string{"--kubeconfig", kc.Garbled}, cluster...), Code: cli.ExitUsage, First: "oidc-login: load kubeconfig " + kc.Garbled},
+		{Name: "unknown context", Args: append([]string{"--kubeconfig", kc.Unreachable, "--context", "nope"}, cluster...), Code: cli.ExitUsage, First: "oidc-login: load kubeconfig " + kc.Unreachable},
+		{Name: "unreachable cluster", Args: append([]string{"--kubeconfig", kc.Unreachable}, cluster...), Code: cli.ExitUnavailable, First: "oidc-login: cluster of " + kc.Unreachable + " does not answer"},
+		{Name: "interrupted", Ctx: exitcodetest.Cancelled(), Args: append([]string{"--kubeconfig", kc.Unreachable}, cluster...), Code: cli.ExitInterrupted, First: "oidc-login: interrupted"},
 	})
 }

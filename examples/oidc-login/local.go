@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/ref"
@@ -42,7 +42,7 @@ func (o *options) runLocal(ctx context.Context) error {
 	defer o.target.Close()
 	env := o.target.Env
 
-	step := examplecli.Step(os.Stderr, "starting dex, the shared IdP, with one client per cluster")
+	step := cli.Step(os.Stderr, "starting dex, the shared IdP, with one client per cluster")
 	dex, err := env.StartDex(ctx, localenv.DexConfig{
 		Clients: []string{clusterA.ClientID(), clusterB.ClientID()},
 		Users: []localenv.DexUser{
@@ -54,7 +54,7 @@ func (o *options) runLocal(ctx context.Context) error {
 	})
 	step.Done(err)
 	if err != nil {
-		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return cli.WithCode(cli.ExitUnavailable, err)
 	}
 
 	var clusters []*tenantCluster
@@ -69,7 +69,7 @@ func (o *options) runLocal(ctx context.Context) error {
 	}
 	a, b := clusters[0], clusters[1]
 	fmt.Fprintf(o.out, "\nissuer %s\n\n", dex.IssuerURL)
-	examplecli.Table(o.out, []string{"CLUSTER", "AUDIENCE (CLIENT ID)", "APISERVER", "AUTHENTICATION CONFIG"}, rows)
+	cli.Table(o.out, []string{"CLUSTER", "AUDIENCE (CLIENT ID)", "APISERVER", "AUTHENTICATION CONFIG"}, rows)
 
 	tokens, err := o.login(ctx, dex)
 	if err != nil {
@@ -100,11 +100,11 @@ func (o *options) startTenant(ctx context.Context, env *localenv.Env, dex *local
 	if err != nil {
 		return nil, "", err
 	}
-	step := examplecli.Step(os.Stderr, fmt.Sprintf("starting %s's kube-apiserver with --authentication-config", c))
+	step := cli.Step(os.Stderr, fmt.Sprintf("starting %s's kube-apiserver with --authentication-config", c))
 	api, err := env.StartAPIServer(ctx, localenv.APIServerConfig{Name: c.Namespace, ExtraArgs: []string{"--authentication-config=" + path}})
 	step.Done(err)
 	if err != nil {
-		return nil, "", examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return nil, "", cli.WithCode(cli.ExitUnavailable, err)
 	}
 	v, err := oidc.NewVerifier(ctx, oidc.VerifierConfig{JWT: auth.Config.JWT[0]})
 	if err != nil {
@@ -115,7 +115,7 @@ func (o *options) startTenant(ctx context.Context, env *localenv.Env, dex *local
 
 // login gets the demo's tokens from dex.
 func (o *options) login(ctx context.Context, dex *localenv.Dex) (map[string]string, error) {
-	step := examplecli.Step(os.Stderr, "logging users in at dex (password grant; browser flow with PKCE for the mock user)")
+	step := cli.Step(os.Stderr, "logging users in at dex (password grant; browser flow with PKCE for the mock user)")
 	tokens := map[string]string{}
 	var err error
 	for _, l := range []struct{ name, email, audience string }{
@@ -141,14 +141,14 @@ func (o *options) login(ctx context.Context, dex *localenv.Dex) (map[string]stri
 		rows = append(rows, []string{name, fmt.Sprint(c["email"]), fmt.Sprint(c["aud"]), fmt.Sprint(c["azp"]), fmt.Sprint(c["groups"])})
 	}
 	fmt.Fprintln(o.out)
-	examplecli.Table(o.out, []string{"TOKEN", "EMAIL", "AUD", "AZP", "GROUPS"}, rows)
+	cli.Table(o.out, []string{"TOKEN", "EMAIL", "AUD", "AZP", "GROUPS"}, rows)
 	return tokens, nil
 }
 
 // waitAuthenticators waits until each apiserver's JWT authenticator has
 // discovered dex (it initialises in the background).
 func waitAuthenticators(ctx context.Context, a, b *tenantCluster, tokens map[string]string) error {
-	step := examplecli.Step(os.Stderr, "waiting for the apiservers' JWT authenticators to discover dex")
+	step := cli.Step(os.Stderr, "waiting for the apiservers' JWT authenticators to discover dex")
 	var err error
 	for _, w := range []struct {
 		c     *tenantCluster
@@ -189,7 +189,7 @@ func (o *options) showIsolation(ctx context.Context, a, b *tenantCluster, tokens
 			u := review.Status.UserInfo
 			apiSays = fmt.Sprintf("%s %v", u.Username, u.Groups)
 		} else if !apierrors.IsUnauthorized(apiErr) {
-			return examplecli.WithCode(examplecli.ExitUnavailable, apiErr)
+			return cli.WithCode(cli.ExitUnavailable, apiErr)
 		}
 		verdict := "ok"
 		if (apiErr == nil) != ch.accept || (vErr == nil) != ch.accept {
@@ -198,9 +198,9 @@ func (o *options) showIsolation(ctx context.Context, a, b *tenantCluster, tokens
 		rows = append(rows, []string{ch.token, ch.c.String(), apiSays, reason(ch.c.Cluster, vErr), verdict})
 	}
 	fmt.Fprintln(o.out)
-	examplecli.Table(o.out, []string{"TOKEN", "PRESENTED TO", "KUBE-APISERVER", "oidc.Verifier", "VERDICT"}, rows)
+	cli.Table(o.out, []string{"TOKEN", "PRESENTED TO", "KUBE-APISERVER", "oidc.Verifier", "VERDICT"}, rows)
 	if failed > 0 {
-		return examplecli.WithCode(examplecli.ExitFailure, fmt.Errorf("%d presentations did not go as isolation requires", failed))
+		return cli.WithCode(cli.ExitFailure, fmt.Errorf("%d presentations did not go as isolation requires", failed))
 	}
 	return nil
 }
@@ -253,7 +253,7 @@ func (o *options) showRBAC(ctx context.Context, a *tenantCluster, tokens map[str
 		rows = append(rows, []string{user, result})
 	}
 	fmt.Fprintln(o.out)
-	examplecli.Table(o.out, []string{"USER", "LIST SECRETS IN " + a.Cluster.String()}, rows)
+	cli.Table(o.out, []string{"USER", "LIST SECRETS IN " + a.Cluster.String()}, rows)
 	return nil
 }
 

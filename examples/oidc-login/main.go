@@ -33,23 +33,23 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/cli"
 )
 
 type options struct {
-	target    examplecli.Target
+	target    cli.Target
 	out       io.Writer
 	namespace string
 	cluster   string
 	outDir    string
 	applyRBAC bool
-	timeout   examplecli.Timeout
+	timeout   cli.Timeout
 }
 
-func main() { examplecli.Main(newCommand(&options{out: os.Stdout})) }
+func main() { cli.Main(newCommand(&options{out: os.Stdout})) }
 
 // newCommand returns the program's command line (main runs it; the tests
-// run it in process through examplecli.Execute).
+// run it in process through cli.Execute).
 func newCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "oidc-login",
@@ -84,7 +84,7 @@ func (o *options) run(ctx context.Context) error {
 	defer cancel()
 	if o.target.Embedded() {
 		if o.namespace != "" || o.cluster != "" || o.applyRBAC {
-			return examplecli.Usage("--namespace, --cluster and --apply-rbac need --kubeconfig")
+			return cli.Usage("--namespace, --cluster and --apply-rbac need --kubeconfig")
 		}
 		if o.outDir == "" {
 			dir, err := os.MkdirTemp("", "tenantkit-oidc-login-")
@@ -97,7 +97,7 @@ func (o *options) run(ctx context.Context) error {
 		return o.runLocal(ctx)
 	}
 	if o.namespace == "" || o.cluster == "" {
-		return examplecli.Usage("--kubeconfig needs --namespace and --cluster")
+		return cli.Usage("--kubeconfig needs --namespace and --cluster")
 	}
 	if o.outDir == "" {
 		o.outDir = o.namespace + "-" + o.cluster + "-oidc"

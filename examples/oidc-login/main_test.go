@@ -14,8 +14,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
@@ -28,7 +28,7 @@ func TestLocalDemo(t *testing.T) {
 		t.Skip("integration test: starts real servers (skipped with -short)")
 	}
 	var out bytes.Buffer
-	o := &options{out: &out, outDir: t.TempDir(), timeout: examplecli.Timeout(15 * time.Minute)}
+	o := &options{out: &out, outDir: t.TempDir(), timeout: cli.Timeout(15 * time.Minute)}
 	require.NoError(t, o.run(context.Background()), out.String())
 	got := out.String()
 	require.NotContains(t, got, "UNEXPECTED")
@@ -59,7 +59,7 @@ func TestRemote(t *testing.T) {
 	require.NoError(t, p.PublishKubeconfig(ctx, k.Ref(), env.RESTConfig()))
 
 	var out bytes.Buffer
-	o := &options{out: &out, outDir: t.TempDir(), timeout: examplecli.Timeout(10 * time.Minute), namespace: ref.RootNamespace, cluster: "prod", applyRBAC: true}
+	o := &options{out: &out, outDir: t.TempDir(), timeout: cli.Timeout(10 * time.Minute), namespace: ref.RootNamespace, cluster: "prod", applyRBAC: true}
 	o.target.Kubeconfig = env.KubeconfigPath()
 	require.NoError(t, o.run(ctx), out.String())
 	got := out.String()

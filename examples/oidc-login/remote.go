@@ -12,8 +12,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/cozystack"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/ref"
@@ -30,10 +30,10 @@ func (o *options) runRemote(ctx context.Context) error {
 	c := ref.Cluster{Namespace: o.namespace, Name: o.cluster}
 	cl, err := cozystack.NewCluster(o.target.RESTConfig, c, cozystack.Config{Logger: o.target.Logger()})
 	if err != nil {
-		return examplecli.WithCode(examplecli.ExitUsage, err)
+		return cli.WithCode(cli.ExitUsage, err)
 	}
 
-	step := examplecli.Step(os.Stderr, "reading "+c.String()+" and its tenant's platform values")
+	step := cli.Step(os.Stderr, "reading "+c.String()+" and its tenant's platform values")
 	k, err := cl.Kubernetes(ctx)
 	var spec oidc.AuthenticationSpec
 	if err == nil {
@@ -83,7 +83,7 @@ func (o *options) runRemote(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.out, "\n%s: mode %s, audience %s, config API %s\napiserver flag %s, volume %s from Secret %s\n\n",
 		c, auth.Mode, c.ClientID(), auth.APIVersion, auth.APIServerArgs[0], auth.Volume.Name, auth.Volume.Secret.SecretName)
-	examplecli.Table(o.out, []string{"ARTEFACT", "NAME", "FILE"}, rows)
+	cli.Table(o.out, []string{"ARTEFACT", "NAME", "FILE"}, rows)
 	return o.planRBAC(ctx, cl, c, k.Spec.OIDC.Users)
 }
 
@@ -100,7 +100,7 @@ func (o *options) writeObject(add func(what, name, file string, data []byte) err
 func (o *options) renderKubeconfig(ctx context.Context, cl *cozystack.Cluster, add func(what, name, file string, data []byte) error) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	step := examplecli.Step(os.Stderr, "reading the tenant CA from the admin kubeconfig")
+	step := cli.Step(os.Stderr, "reading the tenant CA from the admin kubeconfig")
 	spec, err := cl.OIDCKubeconfigSpec(ctx)
 	step.Done(err)
 	if err != nil {
@@ -118,7 +118,7 @@ func (o *options) renderKubeconfig(ctx context.Context, cl *cozystack.Cluster, a
 func (o *options) planRBAC(ctx context.Context, cl *cozystack.Cluster, c ref.Cluster, users []tenant.OIDCUser) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	step := examplecli.Step(os.Stderr, "comparing the users' ClusterRoleBindings with the tenant cluster's")
+	step := cli.Step(os.Stderr, "comparing the users' ClusterRoleBindings with the tenant cluster's")
 	plan, err := func() (*oidc.RBACPlan, error) {
 		cs, err := cl.Clientset(ctx)
 		if err != nil {
@@ -138,7 +138,7 @@ func (o *options) planRBAC(ctx context.Context, cl *cozystack.Cluster, c ref.Clu
 	if err != nil {
 		fmt.Fprintf(o.out, "\ntenant cluster not compared: %v\n", err)
 		if o.applyRBAC {
-			return examplecli.WithCode(examplecli.ExitUnavailable, err)
+			return cli.WithCode(cli.ExitUnavailable, err)
 		}
 		return nil
 	}
@@ -153,9 +153,9 @@ func (o *options) planRBAC(ctx context.Context, cl *cozystack.Cluster, c ref.Clu
 // remoteErr maps management-cluster errors to exit codes.
 func remoteErr(err error) error {
 	if errors.Is(err, cozystack.ErrNotFound) || errors.Is(err, context.DeadlineExceeded) {
-		return examplecli.WithCode(examplecli.ExitFailure, err)
+		return cli.WithCode(cli.ExitFailure, err)
 	}
-	return examplecli.WithCode(examplecli.ExitUnavailable, err)
+	return cli.WithCode(cli.ExitUnavailable, err)
 }
 
 // unverifiedClaims decodes a token's payload for display. Never trust it:

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/internal/serverbin"
 )
 
@@ -24,12 +24,12 @@ func TestFirstRun_stepsNeedOnlyTheirPhases(t *testing.T) {
 		t.Skip("integration test: starts real servers (skipped with -short)")
 	}
 	cache := t.TempDir()
-	var early []serverbin.Server
+	var early []string
 	for _, phase := range buildPhases[:3] {
 		early = append(early, phase...)
 	}
-	require.Equal(t, []serverbin.Server{serverbin.Etcd, serverbin.KubeAPIServer, serverbin.Dex}, early)
-	for _, s := range early {
+	require.Equal(t, []string{serverbin.Etcd.Name, serverbin.KubeAPIServer.Name, serverbin.Dex.Name}, early)
+	for _, s := range []serverbin.Server{serverbin.Etcd, serverbin.KubeAPIServer, serverbin.Dex} {
 		p, err := serverbin.Path(t.Context(), s)
 		require.NoError(t, err)
 		require.NoError(t, os.Symlink(p, filepath.Join(cache, filepath.Base(p))))
@@ -43,17 +43,17 @@ func TestFirstRun_stepsNeedOnlyTheirPhases(t *testing.T) {
 	t.Setenv(serverbin.KubebuilderAssetsEnv, "")
 
 	var out, progress bytes.Buffer
-	o := &options{out: &out, progress: &progress, timeout: examplecli.Timeout(15 * time.Minute)}
+	o := &options{out: &out, progress: &progress, timeout: cli.Timeout(15 * time.Minute)}
 	err := o.run(context.Background())
 	t.Log("\n" + out.String())
-	var ee *examplecli.ExitError
+	var ee *cli.ExitError
 	require.ErrorAs(t, err, &ee, progress.String())
-	require.Equal(t, examplecli.ExitFailure, ee.Code)
+	require.Equal(t, cli.ExitFailure, ee.Code)
 	got := out.String()
 	for _, c := range []string{"tenant", "oidc", "gpu"} {
 		requireResult(t, got, c, "ok: ")
 	}
 	requireResult(t, got, "backup", `FAILED: .*versitygw.*building is disabled`)
 	requireResult(t, got, "etcd", `FAILED: .*building is disabled: kube-controller-manager, kube-scheduler`)
-	require.Contains(t, progress.String(), "First run: building versitygw, velero, velero-plugin-for-aws, kube-controller-manager, kube-scheduler in the background")
+	require.Contains(t, progress.String(), "First run: building versitygw, velero, velero-plugin-for-aws, kube-controller-manager, kube-scheduler in the background, in the order they are needed")
 }

@@ -11,9 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/gpushare"
-	"github.com/cozystack/tenantkit/internal/examplecli"
-	"github.com/cozystack/tenantkit/internal/hamisim"
+	"github.com/cozystack/tenantkit/gpushare/hamisim"
 )
 
 // gpuNodes are cluster A's GPU workers, as HAMi's device plugin registers
@@ -66,7 +66,7 @@ func (w *world) gpu(ctx context.Context) (string, error) {
 		}
 		rows = append(rows, []string{p.namespace + "/" + p.name, p.asks(), placed.Node, placed.Containers.String()})
 	}
-	examplecli.Table(w.out, []string{"POD", "ASKS PER GPU", "NODE", "hami.io/vgpu-devices-allocated"}, rows)
+	cli.Table(w.out, []string{"POD", "ASKS PER GPU", "NODE", "hami.io/vgpu-devices-allocated"}, rows)
 	fmt.Fprintln(w.out)
 	printLedger(w.out, ledger)
 	s := ledger.Summary()
@@ -132,5 +132,5 @@ func printLedger(out io.Writer, l *gpushare.Ledger) {
 				fmt.Sprintf("%d/%d", g.Used.Slots, g.Capacity.Slots), strings.Join(pods, ", ")})
 		}
 	}
-	examplecli.Table(out, []string{"NODE", "GPU", "TYPE", "MEMORY", "CORES", "SLOTS", "PODS"}, rows)
+	cli.Table(out, []string{"NODE", "GPU", "TYPE", "MEMORY", "CORES", "SLOTS", "PODS"}, rows)
 }

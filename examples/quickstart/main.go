@@ -51,27 +51,27 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/etcdrelocate"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 )
 
 type options struct {
-	target    examplecli.Target
+	target    cli.Target
 	out       io.Writer // results
 	progress  io.Writer // progress lines
 	namespace string
 	cluster   string
-	timeout   examplecli.Timeout
+	timeout   cli.Timeout
 
 	// etcdDial reaches tenant etcd members with --kubeconfig. Default: a
 	// port-forward through the management cluster's API.
 	etcdDial etcdrelocate.DialFunc
 }
 
-func main() { examplecli.Main(newCommand(&options{out: os.Stdout, progress: os.Stderr})) }
+func main() { cli.Main(newCommand(&options{out: os.Stdout, progress: os.Stderr})) }
 
 // newCommand returns the program's command line (main runs it; the tests
-// run it in process through examplecli.Execute).
+// run it in process through cli.Execute).
 func newCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "quickstart",
@@ -112,12 +112,12 @@ func (o *options) run(ctx context.Context) error {
 	defer cancel()
 	if o.target.Embedded() {
 		if o.namespace != "" || o.cluster != "" {
-			return examplecli.Usage("--namespace and --cluster need --kubeconfig")
+			return cli.Usage("--namespace and --cluster need --kubeconfig")
 		}
 		return o.runEmbedded(ctx)
 	}
 	if o.namespace == "" || o.cluster == "" {
-		return examplecli.Usage("--kubeconfig needs --namespace and --cluster")
+		return cli.Usage("--kubeconfig needs --namespace and --cluster")
 	}
 	return o.runRemote(ctx)
 }

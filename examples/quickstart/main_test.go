@@ -14,9 +14,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
 	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 	"github.com/cozystack/tenantkit/ref"
@@ -36,7 +36,7 @@ func TestQuickstart(t *testing.T) {
 		t.Skip("integration test: starts real servers (skipped with -short)")
 	}
 	var out, progress bytes.Buffer
-	o := &options{out: &out, progress: &progress, timeout: examplecli.Timeout(25 * time.Minute)}
+	o := &options{out: &out, progress: &progress, timeout: cli.Timeout(25 * time.Minute)}
 	err := o.run(context.Background())
 	t.Log("\n" + out.String())
 	require.NoError(t, err, progress.String())
@@ -83,7 +83,7 @@ func TestQuickstartRemote(t *testing.T) {
 	require.NoError(t, err)
 
 	var out, progress bytes.Buffer
-	o := &options{out: &out, progress: &progress, timeout: examplecli.Timeout(10 * time.Minute),
+	o := &options{out: &out, progress: &progress, timeout: cli.Timeout(10 * time.Minute),
 		namespace: ref.RootNamespace, cluster: "prod", etcdDial: tn.DialContext}
 	o.target.Kubeconfig = env.KubeconfigPath()
 	err = o.run(ctx)
@@ -105,14 +105,14 @@ func TestUsage(t *testing.T) {
 		o    options
 	}{
 		{"cluster flags without --kubeconfig", options{namespace: "tenant-acme", cluster: "prod"}},
-		{"--kubeconfig without the cluster", options{target: examplecli.Target{Kubeconfig: "/nonexistent"}}},
+		{"--kubeconfig without the cluster", options{target: cli.Target{Kubeconfig: "/nonexistent"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.o.timeout = examplecli.Timeout(time.Minute)
+			tt.o.timeout = cli.Timeout(time.Minute)
 			err := tt.o.run(context.Background())
-			var ee *examplecli.ExitError
+			var ee *cli.ExitError
 			require.ErrorAs(t, err, &ee)
-			require.Equal(t, examplecli.ExitUsage, ee.Code)
+			require.Equal(t, cli.ExitUsage, ee.Code)
 		})
 	}
 }
@@ -130,9 +130,9 @@ func TestPlay(t *testing.T) {
 		}},
 		{capability: "four", title: "needs three", run: ok},
 	})
-	var ee *examplecli.ExitError
+	var ee *cli.ExitError
 	require.ErrorAs(t, err, &ee)
-	require.Equal(t, examplecli.ExitFailure, ee.Code)
+	require.Equal(t, cli.ExitFailure, ee.Code)
 	require.Len(t, outcomes, 4)
 	got := out.String()
 	requireResult(t, got, "one", `ok: fine\s+\d`)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/oidc"
 )
 
@@ -48,7 +48,7 @@ func (w *world) oidc(ctx context.Context) (string, error) {
 		accepted[tc] = apiErr == nil
 		rows = append(rows, []string{tc.Ref().String(), says, reason(vErr)})
 	}
-	examplecli.Table(w.out, []string{"TOKEN OF " + a.user + " PRESENTED TO", "KUBE-APISERVER", "oidc.Verifier"}, rows)
+	cli.Table(w.out, []string{"TOKEN OF " + a.user + " PRESENTED TO", "KUBE-APISERVER", "oidc.Verifier"}, rows)
 	if !accepted[a] || accepted[b] {
 		return "", fmt.Errorf("isolation does not hold: accepted by A %v, by B %v", accepted[a], accepted[b])
 	}

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/cozystack"
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/gpushare"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/ref"
@@ -40,12 +40,12 @@ func (o *options) runRemote(ctx context.Context) error {
 	c := ref.Cluster{Namespace: o.namespace, Name: o.cluster}
 	cl, err := cozystack.NewCluster(o.target.RESTConfig, c, cozystack.Config{Logger: o.target.Logger()})
 	if err != nil {
-		return examplecli.WithCode(examplecli.ExitUsage, err)
+		return cli.WithCode(cli.ExitUsage, err)
 	}
 	r := &remote{cl: cl, out: o.out, dial: o.etcdDial}
 	if r.dial == nil {
 		if r.dial, err = etcdrelocate.PortForwardDialer(o.target.RESTConfig); err != nil {
-			return examplecli.WithCode(examplecli.ExitUnavailable, err)
+			return cli.WithCode(cli.ExitUnavailable, err)
 		}
 	}
 	bounded := func(f func(context.Context) (string, error)) func(context.Context) (string, error) {
@@ -84,7 +84,7 @@ func (r *remote) tenant(ctx context.Context) (string, error) {
 			addons = append(addons, string(a))
 		}
 	}
-	examplecli.Table(r.out, []string{"FIELD", "VALUE"}, [][]string{
+	cli.Table(r.out, []string{"FIELD", "VALUE"}, [][]string{
 		{"release", c.Release()},
 		{"host", k.Host(s.Host)},
 		{"version", string(k.Spec.WithDefaults().Version)},
@@ -139,7 +139,7 @@ func (r *remote) oidc(ctx context.Context) (string, error) {
 	}
 	rows = append(rows, []string{"user kubeconfig", fmt.Sprintf("server %s, issuer %s, client %s, tenant CA %d bytes",
 		ks.Server, ks.IssuerURL, clientID, len(ks.CertificateAuthority))})
-	examplecli.Table(r.out, []string{"ARTEFACT", "VALUE"}, rows)
+	cli.Table(r.out, []string{"ARTEFACT", "VALUE"}, rows)
 	return fmt.Sprintf("mode %s, audience %s: authentication config, kubeconfig rendered", auth.Mode, c.ClientID()), nil
 }
 
@@ -182,7 +182,7 @@ func (r *remote) backup(ctx context.Context) (string, error) {
 	for _, b := range backups {
 		rows = append(rows, []string{"backup", b.Name, string(b.Status.Phase), b.Status.StartTimestamp.String()})
 	}
-	examplecli.Table(r.out, []string{"KIND", "NAME", "PHASE", "BUCKET / STARTED"}, rows)
+	cli.Table(r.out, []string{"KIND", "NAME", "PHASE", "BUCKET / STARTED"}, rows)
 	return fmt.Sprintf("%d locations, %d backups", len(locs), len(backups)), nil
 }
 
@@ -217,7 +217,7 @@ func (r *remote) etcd(ctx context.Context) (string, error) {
 		}
 		rows = append(rows, []string{m.Label(), etcdrelocate.FormatID(m.ID), orNone(m.Node()), role, health})
 	}
-	examplecli.Table(r.out, []string{"MEMBER", "ID", "NODE", "ROLE", "HEALTH"}, rows)
+	cli.Table(r.out, []string{"MEMBER", "ID", "NODE", "ROLE", "HEALTH"}, rows)
 	if unhealthy > 0 {
 		return "", fmt.Errorf("%d of %d members of %s/%s unhealthy", unhealthy, len(s.Members), ns, s.Cluster)
 	}

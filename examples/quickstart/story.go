@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/cli"
 )
 
 // step is one capability of the story: a short function calling the
@@ -78,7 +78,7 @@ func play(ctx context.Context, out io.Writer, steps []step) ([]outcome, error) {
 		}
 	}
 	if failed > 0 {
-		return outcomes, examplecli.WithCode(examplecli.ExitFailure, fmt.Errorf("%d of %d capabilities failed", failed, len(outcomes)))
+		return outcomes, cli.WithCode(cli.ExitFailure, fmt.Errorf("%d of %d capabilities failed", failed, len(outcomes)))
 	}
 	return outcomes, nil
 }
@@ -96,7 +96,7 @@ func printSummary(out io.Writer, outcomes []outcome) {
 	}
 	fmt.Fprintln(out, "\n== Summary")
 	fmt.Fprintln(out)
-	examplecli.Table(out, []string{"CAPABILITY", "RESULT", "TIME"}, rows)
+	cli.Table(out, []string{"CAPABILITY", "RESULT", "TIME"}, rows)
 	fmt.Fprintf(out, "\n%d capabilities in %s\n", len(outcomes), round(total))
 }
 

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/ref"
@@ -128,7 +128,7 @@ func (w *world) provisionOne(ctx context.Context, tc *tenantCluster) error {
 	tc.api, err = w.env.StartAPIServer(ctx, localenv.APIServerConfig{Name: tc.Ref().Namespace,
 		ExtraArgs: []string{"--authentication-config=" + path}})
 	if err != nil {
-		return examplecli.WithCode(examplecli.ExitUnavailable, err)
+		return cli.WithCode(cli.ExitUnavailable, err)
 	}
 	if tc.verifier, err = oidc.NewVerifier(ctx, oidc.VerifierConfig{JWT: auth.Config.JWT[0]}); err != nil {
 		return err
@@ -153,6 +153,6 @@ func (w *world) showClusters(ctx context.Context) (string, error) {
 		rows = append(rows, []string{c.String(), c.Release(), c.AdminKubeconfigSecret(),
 			c.ClientID(), etcd, tc.api.URL})
 	}
-	examplecli.Table(w.out, []string{"CLUSTER", "RELEASE", "ADMIN KUBECONFIG", "OIDC AUDIENCE", "ETCD", "APISERVER"}, rows)
+	cli.Table(w.out, []string{"CLUSTER", "RELEASE", "ADMIN KUBECONFIG", "OIDC AUDIENCE", "ETCD", "APISERVER"}, rows)
 	return "tenants alpha and beta, a cluster each: validated, applied, read back, apiservers up", nil
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"io"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/cozystack"
 	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
-	"github.com/cozystack/tenantkit/internal/examplecli"
 	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 )
@@ -42,10 +42,13 @@ var nodes = []localenv.NodeConfig{{Name: "node-a"}, {Name: "node-b"}, {Name: "no
 // management cluster starts as a control plane; the simulated cluster
 // (controller manager, scheduler, nodes) joins it for the etcd step, the
 // only one that needs it, so that on a first run the story does not wait
-// for every server to build (see buildAhead).
+// for every server to build (see buildPhases).
 func (o *options) runEmbedded(ctx context.Context) error {
 	o.target.Out = o.progress
-	stopBuilds := buildAhead(ctx, examplecli.Lines(o.progress))
+	stopBuilds, err := localenv.BuildAhead(ctx, cli.Lines(o.progress), buildPhases...)
+	if err != nil {
+		return err
+	}
 	defer stopBuilds()
 	cfg := localenv.Config{EtcdMembers: 1, APIServer: localenv.APIServerConfig{ServiceAccountAdmission: true}}
 	if err := o.target.Open(ctx, cfg); err != nil {
@@ -53,7 +56,7 @@ func (o *options) runEmbedded(ctx context.Context) error {
 	}
 	defer o.target.Close()
 	w := &world{env: o.target.Env, out: o.out, progress: o.progress}
-	_, err := play(ctx, o.out, w.steps())
+	_, err = play(ctx, o.out, w.steps())
 	return err
 }
 
@@ -68,4 +71,4 @@ func (w *world) steps() []step {
 }
 
 // step starts a progress line on the progress writer.
-func (w *world) step(what string) *examplecli.Progress { return examplecli.Step(w.progress, what) }
+func (w *world) step(what string) *cli.Progress { return cli.Step(w.progress, what) }

@@ -1,4 +1,4 @@
-package examplecli
+package cli
 
 import (
 	"context"

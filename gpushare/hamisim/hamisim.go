@@ -1,7 +1,9 @@
 // Package hamisim plays HAMi's device plugin and scheduler on an apiserver
-// without GPUs, for the examples: RegisterNode writes a node as HAMi's
-// device plugin registers it, Bind decides a pod with package gpushare (HAMi's
-// rules) and writes the decision as HAMi's scheduler does.
+// without GPUs, for demonstrations and tests of tools built on package
+// gpushare (tenantkit's gpu-share and quickstart examples use it):
+// RegisterNode writes a node as HAMi's device plugin registers it, Bind
+// decides a pod with package gpushare (HAMi's rules) and writes the
+// decision as HAMi's scheduler does.
 //
 //	err := hamisim.RegisterNode(ctx, cs, "gpu-a100", hamisim.GPUs("a100", 2, "NVIDIA A100-SXM4-80GB", 81920))
 //	ledger, err := gpushare.NewLedger(gpushare.Config{Client: cs})
@@ -9,7 +11,8 @@
 //	placement, err := hamisim.Bind(ctx, cs, ledger, pod)
 //
 // Nothing runs: pods are API objects marked Running, as the kubelet would
-// report them.
+// report them. It is not HAMi: nothing enforces the limits it writes, and
+// it places pods only through gpushare's rules.
 package hamisim
 
 import (

@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/cozystack/tenantkit/gpushare"
-	"github.com/cozystack/tenantkit/internal/hamisim"
+	"github.com/cozystack/tenantkit/gpushare/hamisim"
 )
 
 func gpuPod(name string, memMiB int64) *corev1.Pod {

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cozystack/tenantkit/internal/examplecli"
+	"github.com/cozystack/tenantkit/cli"
 )
 
 // Case is one command line of an example's exit-code table.
@@ -24,13 +24,13 @@ type Case struct {
 	// context.Background() (a cancelled one plays an interrupt).
 	Ctx  context.Context
 	Args []string
-	// Code is the exit code (one of the examplecli.Exit constants).
+	// Code is the exit code (one of the cli.Exit constants).
 	Code int
 	// First is what the first line of stderr starts with.
 	First string
 }
 
-// Run runs each case through examplecli.Execute with a fresh command from
+// Run runs each case through cli.Execute with a fresh command from
 // newCmd, its output and error output captured.
 func Run(t *testing.T, newCmd func(stdout *bytes.Buffer) *cobra.Command, cases []Case) {
 	t.Helper()
@@ -45,7 +45,7 @@ func Run(t *testing.T, newCmd func(stdout *bytes.Buffer) *cobra.Command, cases [
 			cmd.SetArgs(tc.Args)
 			cmd.SetOut(&stdout)
 			cmd.SetErr(&stderr)
-			require.Equal(t, tc.Code, examplecli.Execute(ctx, cmd), stderr.String())
+			require.Equal(t, tc.Code, cli.Execute(ctx, cmd), stderr.String())
 			first, _, _ := strings.Cut(stderr.String(), "\n")
 			require.True(t, strings.HasPrefix(first, tc.First), "first line of stderr: %q, want it to start with %q", first, tc.First)
 		})
