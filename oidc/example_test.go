@@ -248,11 +248,11 @@ func ExamplePlanRBAC() {
 // The spec's OIDC values feed package oidc's renderer directly: no name is
 // derived by hand.
 func ExampleAuthenticationSpecFor() {
-	k := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{
+	k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tenant.KubernetesSpec{
 		OIDC: tenant.OIDC{Mode: tenant.OIDCSystem, Users: []tenant.OIDCUser{{Email: "alice@acme.example", Role: tenant.RoleAdmin}}},
 	})
 	platform := tenant.Platform{RootHost: "example.org", OIDCEnabled: true}
-	if err := k.Validate(platform); err != nil {
+	if _, err := k.Check(platform); err != nil {
 		fmt.Println(err)
 		return
 	}
