@@ -58,9 +58,9 @@ func TestCluster_bridges(t *testing.T) {
 		require.Equal(t, "https://kubernetes-prod.bridges.example.org:443", ks.Server)
 		require.Equal(t, tenantAPI.CAPEM, ks.CertificateAuthority)
 		require.Equal(t, "https://keycloak.example.org/realms/cozy", ks.IssuerURL)
-		kc, err := oidc.Kubeconfig(ks)
+		kc, err := oidc.RenderKubeconfig(ks)
 		require.NoError(t, err)
-		require.Equal(t, "kubernetes-prod", kc.CurrentContext)
+		require.Equal(t, "kubernetes-prod", kc.Config.CurrentContext)
 	})
 
 	t.Run("RBAC for spec.oidc.users inside the tenant cluster", func(t *testing.T) {

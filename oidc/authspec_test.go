@@ -86,26 +86,26 @@ func TestKubeconfigSpecFor(t *testing.T) {
 	platform := tenant.Platform{RootHost: "example.org", OIDCEnabled: true}
 	ca := []byte("-----BEGIN CERTIFICATE-----\n")
 	system := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}})
-	spec, err := oidc.KubeconfigSpecFor(system, platform, "acme.example.org", ca, nil)
+	spec, err := oidc.KubeconfigSpecFor(system, platform, oidc.KubeconfigFacts{TenantHost: "acme.example.org", CertificateAuthority: ca})
 	require.NoError(t, err)
 	require.Equal(t, "https://kubernetes-prod.acme.example.org:443", spec.Server)
 	require.Equal(t, "https://keycloak.example.org/realms/cozy", spec.IssuerURL)
 	require.Empty(t, spec.ClientID, "the cluster's own client ID")
 	require.Equal(t, ca, spec.CertificateAuthority)
-	_, err = oidc.KubeconfigYAML(spec)
+	_, err = oidc.RenderKubeconfig(spec)
 	require.NoError(t, err)
 
 	custom := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "byo"}, tenant.KubernetesSpec{Host: "api.acme.io",
 		OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig, CustomConfig: tenant.CustomConfig{SecretRef: tenant.SecretRef{Name: "my-authn"}}}})
-	_, err = oidc.KubeconfigSpecFor(custom, platform, "acme.example.org", ca, nil)
+	_, err = oidc.KubeconfigSpecFor(custom, platform, oidc.KubeconfigFacts{TenantHost: "acme.example.org", CertificateAuthority: ca})
 	require.ErrorIs(t, err, oidc.ErrInvalidConfig, "the Secret's configuration is needed")
-	spec, err = oidc.KubeconfigSpecFor(custom, platform, "acme.example.org", ca, []byte(customWith("")))
+	spec, err = oidc.KubeconfigSpecFor(custom, platform, oidc.KubeconfigFacts{TenantHost: "acme.example.org", CertificateAuthority: ca, AuthenticationConfig: []byte(customWith(""))})
 	require.NoError(t, err)
 	require.Equal(t, "https://api.acme.io:443", spec.Server)
 	require.Equal(t, "https://login.example.com", spec.IssuerURL)
 	require.Equal(t, "acme-prod", spec.ClientID)
 
 	off := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "off"}, tenant.KubernetesSpec{})
-	_, err = oidc.KubeconfigSpecFor(off, platform, "acme.example.org", ca, nil)
+	_, err = oidc.KubeconfigSpecFor(off, platform, oidc.KubeconfigFacts{TenantHost: "acme.example.org", CertificateAuthority: ca})
 	require.ErrorIs(t, err, oidc.ErrInvalidConfig)
 }

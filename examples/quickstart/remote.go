@@ -130,7 +130,7 @@ func (r *remote) oidc(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := oidc.Kubeconfig(ks); err != nil {
+	if _, err := oidc.RenderKubeconfig(ks); err != nil {
 		return "", err
 	}
 	clientID := ks.ClientID
