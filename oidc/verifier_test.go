@@ -107,3 +107,10 @@ func TestVerifierCloseNil(t *testing.T) {
 	var v *oidc.Verifier
 	require.NoError(t, v.Close(), "Close on the nil verifier NewVerifier returns with an error")
 }
+
+// Close on a nil *Verifier, as a deferred Close after a failed NewVerifier
+// would call it, does nothing.
+func TestVerifier_CloseNil(t *testing.T) {
+	var v *oidc.Verifier
+	require.NotPanics(t, func() { require.NoError(t, v.Close()) })
+}
