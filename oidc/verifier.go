@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	gojose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/time/rate"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	authenticationcel "k8s.io/apiserver/pkg/authentication/cel"
@@ -45,8 +44,9 @@ type VerifierConfig struct {
 	// JWT.Issuer.CertificateAuthority (system roots when empty), with a 30s
 	// timeout.
 	HTTPClient *http.Client
-	// Keys, when set, are the issuer's keys: no discovery, no fetching.
-	Keys *gojose.JSONWebKeySet
+	// Keys, when not nil, are the issuer's keys: no discovery, no
+	// fetching.
+	Keys []PublicKey
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// NotBeforeLeeway is the skew allowed on nbf. Default
@@ -142,7 +142,7 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 	}
 	v.cache = newTokenCache(cfg.TokenCache)
 	if cfg.Keys != nil {
-		ks, err := newStaticKeySet(*cfg.Keys)
+		ks, err := newStaticKeySet(cfg.Keys)
 		if err != nil {
 			v.cancel()
 			return nil, err
