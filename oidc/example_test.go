@@ -87,18 +87,18 @@ func ExampleVerifier() {
 	}
 	defer v.Close()
 
-	token, _ := iss.Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	token, _ := iss.Key().Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	user, err := v.Verify(ctx, token)
 	fmt.Println(user.Username, user.Groups, err)
 
 	stage := ref.Cluster{Namespace: "tenant-acme", Name: "stage"}
-	token, _ = iss.Sign(iss.Claims(stage.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	token, _ = iss.Key().Sign(iss.Claims(stage.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	_, err = v.Verify(ctx, token)
 	var aud *oidc.AudienceError
 	fmt.Println(errors.As(err, &aud), aud.Got)
 	fmt.Println(err)
 
-	token, _ = iss.Sign(iss.Claims(prod.ClientID(), "mallory@example.org", "tenant-other-admin"))
+	token, _ = iss.Key().Sign(iss.Claims(prod.ClientID(), "mallory@example.org", "tenant-other-admin"))
 	_, err = v.Verify(ctx, token)
 	fmt.Println(errors.Is(err, oidc.ErrRuleFailed))
 	// Output:
@@ -132,7 +132,7 @@ func ExampleVerifierConfig_backgroundDiscovery() {
 	}
 	defer v.Close()
 
-	token, _ := iss.Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	token, _ := iss.Key().Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	_, err = v.Verify(ctx, token)
 	fmt.Println(errors.Is(err, oidc.ErrNotReady))
 
@@ -168,7 +168,7 @@ func ExampleTokenCacheConfig() {
 	}
 	defer v.Close()
 
-	token, _ := iss.Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	token, _ := iss.Key().Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	for range 3 { // verified once, then answered from the cache
 		user, err := v.Verify(ctx, token)
 		fmt.Println(user.Username, err)

@@ -161,7 +161,7 @@ func TestStaticKeysNeedNoIssuer(t *testing.T) {
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, "https://offline.example.org", nil), func(c *oidc.VerifierConfig) { c.Keys = iss.PublicKeys() })
 	claims := iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin")
 	claims["iss"] = "https://offline.example.org"
-	user, err := v.Verify(context.Background(), iss.SignT(t, claims))
+	user, err := v.Verify(context.Background(), oidctest.SignT(t, iss.Key(), claims))
 	require.NoError(t, err)
 	require.Equal(t, "alice@example.org", user.Username)
 	require.Zero(t, iss.JWKSFetches())

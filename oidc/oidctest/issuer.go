@@ -345,14 +345,3 @@ func (iss *Issuer) Claims(audience string, email string, groups ...string) map[s
 	}
 	return c
 }
-
-// SignT is Sign for tests: it fails the test on error.
-func (iss *Issuer) SignT(t testing.TB, claims map[string]any) string {
-	t.Helper()
-	return SignT(t, iss.Key(), claims)
-}
-
-// Sign signs claims with the current key and returns a compact JWS.
-func (iss *Issuer) Sign(claims map[string]any) (string, error) {
-	return iss.Key().Sign(claims)
-}

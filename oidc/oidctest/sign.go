@@ -160,7 +160,9 @@ func SignRawT(t testing.TB, k Key, header, payload []byte) string {
 // SignBytes signs arbitrary bytes (a JWS signing input a test builds
 // itself, such as one with an unencoded payload) with k.Algorithm and
 // returns the raw signature.
-func (k Key) SignBytes(input []byte) ([]byte, error) { return k.signInput(jose.SignatureAlgorithm(k.Algorithm), input) }
+func (k Key) SignBytes(input []byte) ([]byte, error) {
+	return k.signInput(jose.SignatureAlgorithm(k.Algorithm), input)
+}
 
 // headerAlg is the last alg in header that fits the key, else def.
 func headerAlg(header []byte, def jose.SignatureAlgorithm) jose.SignatureAlgorithm {
