@@ -91,6 +91,7 @@ const (
 
 // RBACChange is one step of an RBAC plan.
 type RBACChange struct {
+	// Action is what Execute does with Binding.
 	Action Action
 	// Binding is the desired binding; for ActionDelete, the one to delete.
 	Binding rbacv1.ClusterRoleBinding

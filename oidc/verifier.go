@@ -112,10 +112,15 @@ type Verifier struct {
 
 // UserInfo is the user a token maps to, as the apiserver would see it.
 type UserInfo struct {
+	// Username is the mapped username (in System mode, the email).
 	Username string
-	UID      string
-	Groups   []string
-	Extra    map[string][]string
+	// UID is the mapped uid; empty without a uid mapping.
+	UID string
+	// Groups are the mapped groups, prefixed as configured.
+	Groups []string
+	// Extra holds the extra mappings and the credential ID of a token
+	// with a jti.
+	Extra map[string][]string
 }
 
 // NewVerifier validates cfg.JWT with the apiserver's validation, compiles
