@@ -14,7 +14,7 @@
 //
 //	cl, err := cozystack.NewCluster(mgmt, ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, cozystack.Config{})
 //	k, err := cl.Kubernetes(ctx)                   // the application, typed (unknown fields kept)
-//	err = k.Validate(platform)                     // the chart's render failures, as typed errors
+//	_, err = k.Check(platform)                     // the chart's render failures, as typed errors
 //	spec, err := cl.AuthenticationSpec(ctx)        // → oidc.RenderAuthentication
 //	ledger, err := cl.GPULedger(ctx, gpushare.Config{})  // live HAMi accounting of the tenant cluster
 //	k, err = cl.EnableVelero(ctx, "backups", "velero", backup.ValuesOptions{}) // addon values from a Bucket

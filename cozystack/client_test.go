@@ -26,7 +26,7 @@ func TestClient_kubernetesThroughTheAPI(t *testing.T) {
 	c := p.Client()
 	dyn := dynamic.NewForConfigOrDie(env.RESTConfig())
 
-	k := tenant.NewKubernetes(ns, "prod", tenanttest.FullSpec())
+	k := tenant.NewKubernetes(ref.Cluster{Namespace: ns, Name: "prod"}, tenanttest.FullSpec())
 	k.Labels = map[string]string{"team": "platform"}
 
 	t.Run("create, read back, list", func(t *testing.T) {
@@ -53,7 +53,7 @@ func TestClient_kubernetesThroughTheAPI(t *testing.T) {
 		_, err = dyn.Resource(tenant.KubernetesResource).Namespace(ns).Update(ctx, u, metav1.UpdateOptions{})
 		require.NoError(t, err)
 
-		next := tenant.NewKubernetes(ns, "prod", tenant.KubernetesSpec{Version: "v1.35", Addons: tenant.Addons{Velero: tenant.Addon{Enabled: true}}})
+		next := tenant.NewKubernetes(ref.Cluster{Namespace: ns, Name: "prod"}, tenant.KubernetesSpec{Version: "v1.35", Addons: tenant.Addons{Velero: tenant.Addon{Enabled: true}}})
 		next.Labels = map[string]string{"tier": "gold"}
 		stored, err := c.ApplyKubernetes(ctx, next)
 		require.NoError(t, err)
@@ -62,7 +62,7 @@ func TestClient_kubernetesThroughTheAPI(t *testing.T) {
 	})
 
 	t.Run("an invalid spec is refused before it is sent", func(t *testing.T) {
-		bad := tenant.NewKubernetes(ns, "prod", tenant.KubernetesSpec{Addons: tenant.Addons{HAMi: tenant.Addon{Enabled: true}}})
+		bad := tenant.NewKubernetes(ref.Cluster{Namespace: ns, Name: "prod"}, tenant.KubernetesSpec{Addons: tenant.Addons{HAMi: tenant.Addon{Enabled: true}}})
 		_, err := c.ApplyKubernetes(ctx, bad)
 		require.ErrorIs(t, err, tenant.ErrHAMiRequiresGPUOperator)
 		got, err := c.Kubernetes(ctx, k.Ref())
@@ -120,7 +120,7 @@ func TestClient_kubernetesThroughTheAPI(t *testing.T) {
 
 		// A spec written from scratch replaces what the model knows and
 		// keeps the rest, except under a node group the caller dropped.
-		stored, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "prod", tenant.KubernetesSpec{Version: "v1.34"}))
+		stored, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: ns, Name: "prod"}, tenant.KubernetesSpec{Version: "v1.34"}))
 		require.NoError(t, err)
 		require.Empty(t, stored.Spec.Host)
 		require.False(t, stored.Spec.Addons.Velero.Enabled)
@@ -152,22 +152,22 @@ func TestClient_platformRules(t *testing.T) {
 	_, err = cs.CoreV1().Secrets("tenant-nooidc").Create(ctx, sec, metav1.CreateOptions{})
 	require.NoError(t, err)
 
-	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes("tenant-nooidc", "a", system))
+	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-nooidc", Name: "a"}, system))
 	require.ErrorIs(t, err, tenant.ErrOIDCPlatformDisabled)
 
 	ns, err := p.CreateTenant(ctx, tenant.NewTenant(ref.RootNamespace, "withoidc", tenant.TenantSpec{}))
 	require.NoError(t, err)
-	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "a", system))
+	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: ns, Name: "a"}, system))
 	require.NoError(t, err, "platform OIDC is on for this tenant")
 
-	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes("tenant-missing", "a", tenant.KubernetesSpec{}))
+	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-missing", Name: "a"}, tenant.KubernetesSpec{}))
 	require.Error(t, err, "the namespace does not exist")
-	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes("default", "a", tenant.KubernetesSpec{}))
+	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: "default", Name: "a"}, tenant.KubernetesSpec{}))
 	require.ErrorIs(t, err, ref.ErrInvalidName)
 
 	skip, err := cozystack.NewForConfig(env.RESTConfig(), cozystack.Config{SkipValidation: true})
 	require.NoError(t, err)
-	_, err = skip.ApplyKubernetes(ctx, tenant.NewKubernetes("tenant-nooidc", "b", system))
+	_, err = skip.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-nooidc", Name: "b"}, system))
 	require.NoError(t, err, "SkipValidation leaves the check to the chart")
 }
 

@@ -35,7 +35,7 @@ func TestCluster_bridges(t *testing.T) {
 	c := p.Client()
 	spec := tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem, Users: []tenant.OIDCUser{
 		{Email: "alice@acme.example", Role: tenant.RoleAdmin}, {Email: "bob@acme.example", Role: tenant.RoleView}}}}
-	k, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "prod", spec))
+	k, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: ns, Name: "prod"}, spec))
 	require.NoError(t, err)
 	cl, err := c.Cluster(k.Ref())
 	require.NoError(t, err)
@@ -58,9 +58,9 @@ func TestCluster_bridges(t *testing.T) {
 		require.Equal(t, "https://kubernetes-prod.bridges.example.org:443", ks.Server)
 		require.Equal(t, tenantAPI.CAPEM, ks.CertificateAuthority)
 		require.Equal(t, "https://keycloak.example.org/realms/cozy", ks.IssuerURL)
-		kc, err := oidc.Kubeconfig(ks)
+		kc, err := oidc.RenderKubeconfig(ks)
 		require.NoError(t, err)
-		require.Equal(t, "kubernetes-prod", kc.CurrentContext)
+		require.Equal(t, "kubernetes-prod", kc.Config.CurrentContext)
 	})
 
 	t.Run("RBAC for spec.oidc.users inside the tenant cluster", func(t *testing.T) {
@@ -120,7 +120,7 @@ jwt:
     username: {claim: email, prefix: ""}
 `}}, metav1.CreateOptions{})
 		require.NoError(t, err)
-		byo, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "byo", tenant.KubernetesSpec{OIDC: tenant.OIDC{
+		byo, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: ns, Name: "byo"}, tenant.KubernetesSpec{OIDC: tenant.OIDC{
 			Mode: tenant.OIDCCustomConfig, CustomConfig: tenant.CustomConfig{SecretRef: tenant.SecretRef{Name: "my-authn"}}}}))
 		require.NoError(t, err)
 		require.NoError(t, p.PublishKubeconfig(ctx, byo.Ref(), tenantAPI.RESTConfig()))
@@ -131,7 +131,7 @@ jwt:
 		require.Equal(t, "https://idp.acme.example", ks.IssuerURL)
 		require.Equal(t, "acme-prod", ks.ClientID)
 
-		off, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "plain", tenant.KubernetesSpec{}))
+		off, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: ns, Name: "plain"}, tenant.KubernetesSpec{}))
 		require.NoError(t, err)
 		ocl, err := c.Cluster(off.Ref())
 		require.NoError(t, err)

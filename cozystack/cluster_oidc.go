@@ -27,7 +27,7 @@ func (cl *Cluster) AuthenticationSpec(ctx context.Context) (oidc.AuthenticationS
 	return oidc.AuthenticationSpecFor(k, p), nil
 }
 
-// OIDCKubeconfigSpec returns the input of oidc.Kubeconfig for the cluster's
+// OIDCKubeconfigSpec returns the input of oidc.RenderKubeconfig for the cluster's
 // users, as the chart's bootstrap Job builds it (oidc.KubeconfigSpecFor):
 // it reads the application and its tenant's values, waits for the admin
 // kubeconfig for the tenant CA, and in CustomConfig mode with a secretRef
@@ -43,7 +43,7 @@ func (cl *Cluster) OIDCKubeconfigSpec(ctx context.Context) (oidc.KubeconfigSpec,
 		return oidc.KubeconfigSpec{}, err
 	}
 	if !k.Spec.OIDC.On() {
-		return oidc.KubeconfigSpecFor(k, p, s.Host, nil, nil) // the error says OIDC is off
+		return oidc.KubeconfigSpecFor(k, p, oidc.KubeconfigFacts{TenantHost: s.Host}) // the error says OIDC is off
 	}
 	var authn []byte
 	if name := k.Spec.OIDC.CustomConfig.SecretRef.Name; k.Spec.OIDC.Mode == tenant.OIDCCustomConfig && name != "" {
@@ -61,7 +61,7 @@ func (cl *Cluster) OIDCKubeconfigSpec(ctx context.Context) (oidc.KubeconfigSpec,
 	if err != nil {
 		return oidc.KubeconfigSpec{}, fmt.Errorf("%w: %w", ErrMalformedKubeconfig, err)
 	}
-	return oidc.KubeconfigSpecFor(k, p, s.Host, rc.CAData, authn)
+	return oidc.KubeconfigSpecFor(k, p, oidc.KubeconfigFacts{TenantHost: s.Host, CertificateAuthority: rc.CAData, AuthenticationConfig: authn})
 }
 
 // SyncOIDCUsers makes the ClusterRoleBindings inside the tenant cluster

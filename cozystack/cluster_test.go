@@ -28,7 +28,7 @@ func TestCluster_handle(t *testing.T) {
 	p := cozystacktest.NewPlatformT(t, env.RESTConfig(), cozystacktest.PlatformConfig{})
 	ns, err := p.CreateTenant(ctx, tenant.NewTenant(ref.RootNamespace, "handle", tenant.TenantSpec{Etcd: true}))
 	require.NoError(t, err)
-	_, err = p.Client().ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "prod", tenant.KubernetesSpec{}))
+	_, err = p.Client().ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: ns, Name: "prod"}, tenant.KubernetesSpec{}))
 	require.NoError(t, err)
 
 	c := ref.Cluster{Namespace: ns, Name: "prod"}

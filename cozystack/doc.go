@@ -11,7 +11,7 @@
 // version and kinds (package cozystacktest installs those):
 //
 //	c, err := cozystack.NewForConfig(mgmt, cozystack.Config{})
-//	k := tenant.NewKubernetes("tenant-acme", "prod", spec)
+//	k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, spec)
 //	stored, err := c.ApplyKubernetes(ctx, k) // validated against the namespace's platform first
 //	k, err = c.Kubernetes(ctx, ref.Cluster{Namespace: "tenant-acme", Name: "prod"})
 //

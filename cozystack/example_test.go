@@ -35,7 +35,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{Version: "v1.34"}))
+	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tenant.KubernetesSpec{Version: "v1.34"}))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -51,7 +51,7 @@ func Example() {
 	fmt.Println(k.Spec.Version, host, etcd)
 
 	// The chart's checks run before anything is written.
-	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes("tenant-acme", "gpu", tenant.KubernetesSpec{
+	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "gpu"}, tenant.KubernetesSpec{
 		Addons: tenant.Addons{HAMi: tenant.Addon{Enabled: true}}}))
 	fmt.Println(err)
 	// Output:

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	"sigs.k8s.io/yaml"
 )
@@ -119,9 +120,7 @@ type Authentication struct {
 // anyway, with Warnings). Every configuration returned without Warnings has
 // passed the apiserver's validation.
 func RenderAuthentication(spec AuthenticationSpec) (*Authentication, error) {
-	values := tenant.KubernetesSpec{Version: spec.KubernetesVersion, OIDC: spec.OIDC,
-		ControlPlane: tenant.ControlPlane{APIServer: spec.APIServer}}
-	if err := values.ValidateAuthentication(); err != nil {
+	if err := checkValues(spec); err != nil {
 		return nil, err
 	}
 	mode := spec.OIDC.Mode
@@ -135,7 +134,7 @@ func RenderAuthentication(spec AuthenticationSpec) (*Authentication, error) {
 	if kv == "" {
 		kv = string(tenant.DefaultVersion)
 	}
-	newest, err := APIVersionFor(kv)
+	newest, err := newestAPIVersion(kv)
 	if err != nil {
 		return nil, err
 	}
@@ -282,4 +281,33 @@ func apiVersionOf(doc []byte, def string) string {
 		return def
 	}
 	return tm.APIVersion
+}
+
+// checkValues returns the chart's refusals (the chart, Helm and
+// cozystack-api decide them) of the values that decide the apiserver's
+// authentication: spec.oidc and spec.controlPlane.apiServer. The platform's
+// OIDC flag is not the renderer's to check.
+func checkValues(spec AuthenticationSpec) error {
+	values := tenant.KubernetesSpec{OIDC: spec.OIDC, ControlPlane: tenant.ControlPlane{APIServer: spec.APIServer}}
+	_, err := values.Check(tenant.Platform{OIDCEnabled: true})
+	var ve *tenant.ValidationError
+	if errors.As(err, &ve) {
+		return ve.By(tenant.DecidedByChart, tenant.DecidedByHelm, tenant.DecidedByAPI)
+	}
+	return err
+}
+
+// newestAPIVersion returns the newest config API version kube-apiserver of
+// kubernetesVersion loads (tenant.NewestAuthenticationConfig); versions
+// before 1.30, where the file is alpha, and unparsable ones get
+// ErrUnsupportedVersion.
+func newestAPIVersion(kubernetesVersion string) (schema.GroupVersion, error) {
+	gv, err := tenant.NewestAuthenticationConfig(kubernetesVersion)
+	if err == nil && gv == tenant.AuthenticationConfigV1Alpha1 {
+		err = errors.New("structured authentication needs 1.30 or later")
+	}
+	if err != nil {
+		return schema.GroupVersion{}, fmt.Errorf("%w: %q: %w", ErrUnsupportedVersion, kubernetesVersion, err)
+	}
+	return schema.ParseGroupVersion(gv)
 }

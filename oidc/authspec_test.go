@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/cozystack/tenantkit/oidc"
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 )
 
@@ -16,14 +17,15 @@ import (
 func TestAuthenticationSpecFor(t *testing.T) {
 	platform := tenant.Platform{RootHost: "example.org", OIDCEnabled: true}
 	t.Run("System", func(t *testing.T) {
-		k := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{
+		k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tenant.KubernetesSpec{
 			Version: "v1.34",
 			OIDC: tenant.OIDC{Mode: tenant.OIDCSystem, Users: []tenant.OIDCUser{
 				{Email: "alice@acme.example", Role: tenant.RoleAdmin}, {Email: "bob@acme.example", Role: tenant.RoleView}}},
 			ControlPlane: tenant.ControlPlane{APIServer: tenant.APIServer{
 				ExtraVolumes: []corev1.Volume{secretVolume("audit-policy"), secretVolume("webhook")}}},
 		})
-		require.NoError(t, k.Validate(platform))
+		_, err := k.Check(platform)
+		require.NoError(t, err)
 		spec := oidc.AuthenticationSpecFor(k, platform)
 		require.Equal(t, tenant.OIDCSystem, spec.OIDC.Mode)
 		require.Equal(t, tenant.Version("v1.34"), spec.KubernetesVersion)
@@ -42,9 +44,10 @@ func TestAuthenticationSpecFor(t *testing.T) {
 		require.Len(t, bindings, 2)
 	})
 	t.Run("CustomConfig from a Secret", func(t *testing.T) {
-		k := tenant.NewKubernetes("tenant-acme", "byo", tenant.KubernetesSpec{OIDC: tenant.OIDC{
+		k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "byo"}, tenant.KubernetesSpec{OIDC: tenant.OIDC{
 			Mode: tenant.OIDCCustomConfig, CustomConfig: tenant.CustomConfig{SecretRef: tenant.SecretRef{Name: "my-authn"}}}})
-		require.NoError(t, k.Validate(tenant.Platform{}))
+		_, err := k.Check(tenant.Platform{})
+		require.NoError(t, err)
 		auth, err := oidc.RenderAuthentication(oidc.AuthenticationSpecFor(k, tenant.Platform{}))
 		require.NoError(t, err)
 		require.Nil(t, auth.Secret)
@@ -67,9 +70,10 @@ func TestAuthenticationSpecFor(t *testing.T) {
 				tenant.ErrReservedVolume},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
-				k := tenant.NewKubernetes("tenant-acme", "prod", tt.spec)
-				require.ErrorIs(t, k.Validate(platform), tt.want, "tenant refuses")
-				_, err := oidc.RenderAuthentication(oidc.AuthenticationSpecFor(k, platform))
+				k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tt.spec)
+				_, err := k.Check(platform)
+				require.ErrorIs(t, err, tt.want, "tenant refuses")
+				_, err = oidc.RenderAuthentication(oidc.AuthenticationSpecFor(k, platform))
 				require.ErrorIs(t, err, tt.want, "oidc refuses")
 			})
 		}
@@ -81,27 +85,27 @@ func TestAuthenticationSpecFor(t *testing.T) {
 func TestKubeconfigSpecFor(t *testing.T) {
 	platform := tenant.Platform{RootHost: "example.org", OIDCEnabled: true}
 	ca := []byte("-----BEGIN CERTIFICATE-----\n")
-	system := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}})
-	spec, err := oidc.KubeconfigSpecFor(system, platform, "acme.example.org", ca, nil)
+	system := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tenant.KubernetesSpec{OIDC: tenant.OIDC{Mode: tenant.OIDCSystem}})
+	spec, err := oidc.KubeconfigSpecFor(system, platform, oidc.KubeconfigFacts{TenantHost: "acme.example.org", CertificateAuthority: ca})
 	require.NoError(t, err)
 	require.Equal(t, "https://kubernetes-prod.acme.example.org:443", spec.Server)
 	require.Equal(t, "https://keycloak.example.org/realms/cozy", spec.IssuerURL)
 	require.Empty(t, spec.ClientID, "the cluster's own client ID")
 	require.Equal(t, ca, spec.CertificateAuthority)
-	_, err = oidc.KubeconfigYAML(spec)
+	_, err = oidc.RenderKubeconfig(spec)
 	require.NoError(t, err)
 
-	custom := tenant.NewKubernetes("tenant-acme", "byo", tenant.KubernetesSpec{Host: "api.acme.io",
+	custom := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "byo"}, tenant.KubernetesSpec{Host: "api.acme.io",
 		OIDC: tenant.OIDC{Mode: tenant.OIDCCustomConfig, CustomConfig: tenant.CustomConfig{SecretRef: tenant.SecretRef{Name: "my-authn"}}}})
-	_, err = oidc.KubeconfigSpecFor(custom, platform, "acme.example.org", ca, nil)
+	_, err = oidc.KubeconfigSpecFor(custom, platform, oidc.KubeconfigFacts{TenantHost: "acme.example.org", CertificateAuthority: ca})
 	require.ErrorIs(t, err, oidc.ErrInvalidConfig, "the Secret's configuration is needed")
-	spec, err = oidc.KubeconfigSpecFor(custom, platform, "acme.example.org", ca, []byte(customWith("")))
+	spec, err = oidc.KubeconfigSpecFor(custom, platform, oidc.KubeconfigFacts{TenantHost: "acme.example.org", CertificateAuthority: ca, AuthenticationConfig: []byte(customWith(""))})
 	require.NoError(t, err)
 	require.Equal(t, "https://api.acme.io:443", spec.Server)
 	require.Equal(t, "https://login.example.com", spec.IssuerURL)
 	require.Equal(t, "acme-prod", spec.ClientID)
 
-	off := tenant.NewKubernetes("tenant-acme", "off", tenant.KubernetesSpec{})
-	_, err = oidc.KubeconfigSpecFor(off, platform, "acme.example.org", ca, nil)
+	off := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "off"}, tenant.KubernetesSpec{})
+	_, err = oidc.KubeconfigSpecFor(off, platform, oidc.KubeconfigFacts{TenantHost: "acme.example.org", CertificateAuthority: ca})
 	require.ErrorIs(t, err, oidc.ErrInvalidConfig)
 }

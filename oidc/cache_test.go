@@ -28,7 +28,7 @@ func TestTokenCacheIsBoundedByExp(t *testing.T) {
 	ctx := context.Background()
 	c := iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin")
 	c["exp"] = clk.Now().Add(90 * time.Second).Unix()
-	tok := iss.SignT(t, c)
+	tok := oidctest.SignT(t, iss.Key(), c)
 	_, err := v.Verify(ctx, tok)
 	require.NoError(t, err)
 	clk.Add(80 * time.Second)
@@ -43,7 +43,7 @@ func TestTokenCacheIsClearedWhenTheKeysChange(t *testing.T) {
 	iss, _, v := cachedFixture(t, 8, time.Hour)
 	ctx := context.Background()
 	old := iss.Key()
-	tok := iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	tok := oidctest.SignT(t, iss.Key(), iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	_, err := v.Verify(ctx, tok)
 	require.NoError(t, err)
 
@@ -65,7 +65,7 @@ func TestTokenCacheIsClearedWhenTheKeysChange(t *testing.T) {
 func TestTokenCacheReturnsCopies(t *testing.T) {
 	iss, _, v := cachedFixture(t, 8, 10*time.Second)
 	ctx := context.Background()
-	tok := iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "devs"))
+	tok := oidctest.SignT(t, iss.Key(), iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "devs"))
 	u, err := v.Verify(ctx, tok)
 	require.NoError(t, err)
 	u.Groups[0], u.Username = "tenant-acme-super-admin", "mallory"
@@ -80,7 +80,7 @@ func TestTokenCacheNeverCachesRejections(t *testing.T) {
 	ctx := context.Background()
 	c := iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin")
 	c["nbf"] = clk.Now().Add(5 * time.Minute).Unix()
-	tok := iss.SignT(t, c)
+	tok := oidctest.SignT(t, iss.Key(), c)
 	_, err := v.Verify(ctx, tok)
 	require.ErrorIs(t, err, oidc.ErrNotYetValid)
 	clk.Add(5 * time.Minute)
@@ -92,7 +92,7 @@ func TestTokenCacheIsSafeForConcurrentUse(t *testing.T) {
 	iss, clk, v := cachedFixture(t, 4, time.Second)
 	toks := make([]string, 8)
 	for i := range toks {
-		toks[i] = iss.SignT(t, iss.Claims(acme.ClientID(), fmt.Sprintf("u%d@example.org", i), "tenant-acme-admin"))
+		toks[i] = oidctest.SignT(t, iss.Key(), iss.Claims(acme.ClientID(), fmt.Sprintf("u%d@example.org", i), "tenant-acme-admin"))
 	}
 	var wg sync.WaitGroup
 	for g := range 8 {

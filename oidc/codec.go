@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/cozystack/tenantkit/tenant"
-
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -88,22 +86,6 @@ var celCompiler = sync.OnceValue(authenticationcel.NewDefaultCompiler)
 // version does not load, such as apiserver.config.k8s.io/v1 on 1.31:
 // kube-apiserver would refuse to start (tenant.AuthenticationConfigLoads).
 var ErrConfigAPIVersion = errors.New("oidc: the cluster's Kubernetes version does not load the configuration's apiVersion")
-
-// APIVersionFor returns the newest config API version kube-apiserver of
-// kubernetesVersion (such as "v1.35" or "1.33.2") loads: v1 from 1.34,
-// v1beta1 for 1.30 to 1.33 (tenant.NewestAuthenticationConfig owns the
-// rule). Versions before 1.30, where the file is alpha, and unparsable
-// ones get ErrUnsupportedVersion.
-func APIVersionFor(kubernetesVersion string) (schema.GroupVersion, error) {
-	gv, err := tenant.NewestAuthenticationConfig(kubernetesVersion)
-	if err == nil && gv == tenant.AuthenticationConfigV1Alpha1 {
-		err = errors.New("structured authentication needs 1.30 or later")
-	}
-	if err != nil {
-		return schema.GroupVersion{}, fmt.Errorf("%w: %q: %w", ErrUnsupportedVersion, kubernetesVersion, err)
-	}
-	return schema.ParseGroupVersion(gv)
-}
 
 // EncodeAuthenticationConfiguration renders cfg as YAML in the API version
 // gv (APIVersionV1 or APIVersionV1Beta1), after checking it with the

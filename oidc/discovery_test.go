@@ -25,7 +25,7 @@ func TestBackgroundDiscoveryWaitsForTheIssuer(t *testing.T) {
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()), func(c *oidc.VerifierConfig) {
 		c.BackgroundDiscovery, c.DiscoveryRetryInterval = true, 20*time.Millisecond
 	})
-	tok := iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	tok := oidctest.SignT(t, iss.Key(), iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
 
 	var notReady *oidc.NotReadyError
 	require.ErrorAs(t, v.Ready(), &notReady)
@@ -36,7 +36,7 @@ func TestBackgroundDiscoveryWaitsForTheIssuer(t *testing.T) {
 
 	c := iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin")
 	c["iss"] = "https://other.example.org"
-	_, err = v.Verify(context.Background(), iss.SignT(t, c))
+	_, err = v.Verify(context.Background(), oidctest.SignT(t, iss.Key(), c))
 	require.ErrorIs(t, err, oidc.ErrIssuerMismatch, "another issuer's token is routed away first")
 
 	iss.SetDown(false)
@@ -80,13 +80,13 @@ func TestVerifyAfterClose(t *testing.T) {
 	iss := oidctest.StartT(t, oidctest.Config{CacheControl: "-"})
 	v, err := oidc.NewVerifier(context.Background(), oidc.VerifierConfig{JWT: oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM())})
 	require.NoError(t, err)
-	tok := iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	tok := oidctest.SignT(t, iss.Key(), iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	_, err = v.Verify(context.Background(), tok)
 	require.NoError(t, err)
 	require.NoError(t, v.Close())
 	_, err = v.Verify(context.Background(), tok)
 	require.NoError(t, err, "cached keys still verify")
-	_, err = v.Verify(context.Background(), iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "x")))
+	_, err = v.Verify(context.Background(), oidctest.SignT(t, iss.Key(), iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "x")))
 	require.NoError(t, err)
 	_, err = v.Verify(context.Background(), oidctest.SignT(t, oidctest.GenerateKeyT(t, "RS256"), iss.Claims(acme.ClientID(), "a@b.c", "tenant-acme-admin")))
 	require.True(t, errors.Is(err, oidc.ErrKeysUnavailable), "no fetch after Close: %v", err)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/oidc/oidctest"
@@ -87,18 +87,18 @@ func ExampleVerifier() {
 	}
 	defer v.Close()
 
-	token, _ := iss.Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	token, _ := iss.Key().Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	user, err := v.Verify(ctx, token)
 	fmt.Println(user.Username, user.Groups, err)
 
 	stage := ref.Cluster{Namespace: "tenant-acme", Name: "stage"}
-	token, _ = iss.Sign(iss.Claims(stage.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	token, _ = iss.Key().Sign(iss.Claims(stage.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	_, err = v.Verify(ctx, token)
 	var aud *oidc.AudienceError
 	fmt.Println(errors.As(err, &aud), aud.Got)
 	fmt.Println(err)
 
-	token, _ = iss.Sign(iss.Claims(prod.ClientID(), "mallory@example.org", "tenant-other-admin"))
+	token, _ = iss.Key().Sign(iss.Claims(prod.ClientID(), "mallory@example.org", "tenant-other-admin"))
 	_, err = v.Verify(ctx, token)
 	fmt.Println(errors.Is(err, oidc.ErrRuleFailed))
 	// Output:
@@ -132,7 +132,7 @@ func ExampleVerifierConfig_backgroundDiscovery() {
 	}
 	defer v.Close()
 
-	token, _ := iss.Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	token, _ := iss.Key().Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	_, err = v.Verify(ctx, token)
 	fmt.Println(errors.Is(err, oidc.ErrNotReady))
 
@@ -168,7 +168,7 @@ func ExampleTokenCacheConfig() {
 	}
 	defer v.Close()
 
-	token, _ := iss.Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	token, _ := iss.Key().Sign(iss.Claims(prod.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	for range 3 { // verified once, then answered from the cache
 		user, err := v.Verify(ctx, token)
 		fmt.Println(user.Username, err)
@@ -181,8 +181,8 @@ func ExampleTokenCacheConfig() {
 
 // The kubeconfig a user downloads: the apiserver and an exec block for
 // kubectl oidc-login with the cluster's client ID and PKCE.
-func ExampleKubeconfigYAML() {
-	data, err := oidc.KubeconfigYAML(oidc.KubeconfigSpec{
+func ExampleRenderKubeconfig() {
+	kc, err := oidc.RenderKubeconfig(oidc.KubeconfigSpec{
 		Cluster:   ref.Cluster{Namespace: "tenant-acme", Name: "prod"},
 		Server:    "https://kubernetes-prod.acme.example.org:443",
 		IssuerURL: oidc.SystemIssuerURL("example.org"),
@@ -191,7 +191,7 @@ func ExampleKubeconfigYAML() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Print(string(data))
+	fmt.Print(string(kc.YAML))
 	// Output:
 	// apiVersion: v1
 	// clusters:
@@ -226,14 +226,21 @@ func ExampleKubeconfigYAML() {
 
 // Plan the ClusterRoleBindings for the cluster's users against what the
 // cluster has (here: a binding for a user who left), print it as a dry
-// run; RBAC.Execute carries it out.
-func ExamplePlanRBAC() {
+// run; RBAC.Execute carries it out. The clientset is a fake holding
+// carol's binding; NewRBAC without one reaches the tenant cluster.
+func ExampleRBAC_Plan() {
+	ctx := context.Background()
 	c := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
 	existing, _ := oidc.Bindings(c, []tenant.OIDCUser{{Email: "carol@example.org", Role: tenant.RoleAdmin}})
-	plan, err := oidc.PlanRBAC(c, []tenant.OIDCUser{
+	rbac, err := oidc.NewRBAC(c, oidc.RBACConfig{Clientset: fake.NewClientset(&existing[0])})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	plan, err := rbac.Plan(ctx, []tenant.OIDCUser{
 		{Email: "alice@example.org", Role: tenant.RoleAdmin},
 		{Email: "bob@example.org", Role: tenant.RoleView},
-	}, []rbacv1.ClusterRoleBinding(existing))
+	})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -248,11 +255,11 @@ func ExamplePlanRBAC() {
 // The spec's OIDC values feed package oidc's renderer directly: no name is
 // derived by hand.
 func ExampleAuthenticationSpecFor() {
-	k := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{
+	k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tenant.KubernetesSpec{
 		OIDC: tenant.OIDC{Mode: tenant.OIDCSystem, Users: []tenant.OIDCUser{{Email: "alice@acme.example", Role: tenant.RoleAdmin}}},
 	})
 	platform := tenant.Platform{RootHost: "example.org", OIDCEnabled: true}
-	if err := k.Validate(platform); err != nil {
+	if _, err := k.Check(platform); err != nil {
 		fmt.Println(err)
 		return
 	}

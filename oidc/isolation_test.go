@@ -145,10 +145,10 @@ func testKubeconfig(ctx context.Context, t *testing.T, api *localenv.APIServer, 
 	require.NoError(t, os.WriteFile(tokenFile, []byte(token), 0o600))
 	t.Setenv(fakeKubeloginEnv, tokenFile)
 	t.Setenv(fakeKubeloginWant, dex.IssuerURL+" "+c.ClientID())
-	data, err := oidc.KubeconfigYAML(oidc.KubeconfigSpec{Cluster: c, Server: api.URL, CertificateAuthority: api.CAPEM,
+	kc, err := oidc.RenderKubeconfig(oidc.KubeconfigSpec{Cluster: c, Server: api.URL, CertificateAuthority: api.CAPEM,
 		IssuerURL: dex.IssuerURL, IssuerCertificateAuthority: dex.CAPEM, Command: os.Args[0]})
 	require.NoError(t, err)
-	rc, err := clientcmd.RESTConfigFromKubeConfig(data)
+	rc, err := clientcmd.RESTConfigFromKubeConfig(kc.YAML)
 	require.NoError(t, err)
 	cs, err := kubernetes.NewForConfig(rc)
 	require.NoError(t, err)

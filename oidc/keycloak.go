@@ -18,7 +18,9 @@ var loginRedirectURIs = []string{"http://localhost:8000", "http://localhost:1800
 
 // RealmRef points an EDP object at its realm.
 type RealmRef struct {
+	// Name is the realm object's name (SystemRealmRef for the platform).
 	Name string `json:"name"`
+	// Kind is the realm object's kind, ClusterKeycloakRealm.
 	Kind string `json:"kind"`
 }
 
@@ -29,22 +31,31 @@ type RealmRef struct {
 type KeycloakClient struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
-	Spec              KeycloakClientSpec `json:"spec"`
+	// Spec is the client's settings.
+	Spec KeycloakClientSpec `json:"spec"`
 }
 
 // KeycloakClientSpec is the spec of a KeycloakClient.
 type KeycloakClientSpec struct {
+	// ClientID is the cluster's client ID (ref.Cluster.ClientID).
 	ClientID string `json:"clientId"`
 	// Name is the client's display name in Keycloak; the chart sets the
 	// client ID.
-	Name                    string            `json:"name"`
-	RealmRef                RealmRef          `json:"realmRef"`
-	Public                  bool              `json:"public"`
-	DirectAccess            bool              `json:"directAccess"`
-	AdvancedProtocolMappers bool              `json:"advancedProtocolMappers"`
-	RedirectURIs            []string          `json:"redirectUris"`
-	DefaultClientScopes     []string          `json:"defaultClientScopes"`
-	Attributes              map[string]string `json:"attributes"`
+	Name string `json:"name"`
+	// RealmRef is the platform realm.
+	RealmRef RealmRef `json:"realmRef"`
+	// Public makes it a public client (no secret; PKCE instead).
+	Public bool `json:"public"`
+	// DirectAccess allows the password grant.
+	DirectAccess bool `json:"directAccess"`
+	// AdvancedProtocolMappers turns on Keycloak's advanced mapper settings.
+	AdvancedProtocolMappers bool `json:"advancedProtocolMappers"`
+	// RedirectURIs are kubectl oidc-login's localhost callbacks.
+	RedirectURIs []string `json:"redirectUris"`
+	// DefaultClientScopes are groups and the cluster's audience scope.
+	DefaultClientScopes []string `json:"defaultClientScopes"`
+	// Attributes are Keycloak client attributes (PKCE S256 among them).
+	Attributes map[string]string `json:"attributes"`
 }
 
 // KeycloakClientScope is the EDP KeycloakClientScope object that puts the
@@ -52,26 +63,38 @@ type KeycloakClientSpec struct {
 type KeycloakClientScope struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
-	Spec              KeycloakClientScopeSpec `json:"spec"`
+	// Spec is the scope's settings.
+	Spec KeycloakClientScopeSpec `json:"spec"`
 }
 
 // KeycloakClientScopeSpec is the spec of a KeycloakClientScope.
 type KeycloakClientScopeSpec struct {
-	Name            string            `json:"name"`
-	RealmRef        RealmRef          `json:"realmRef"`
-	Protocol        string            `json:"protocol"`
-	Default         bool              `json:"default"`
-	Description     string            `json:"description,omitempty"`
-	Attributes      map[string]string `json:"attributes"`
-	ProtocolMappers []ProtocolMapper  `json:"protocolMappers"`
+	// Name is the scope's name (ref.Cluster.AudienceScope).
+	Name string `json:"name"`
+	// RealmRef is the platform realm.
+	RealmRef RealmRef `json:"realmRef"`
+	// Protocol is openid-connect.
+	Protocol string `json:"protocol"`
+	// Default makes it a realm default scope (false: the client asks).
+	Default bool `json:"default"`
+	// Description is shown in Keycloak's console.
+	Description string `json:"description,omitempty"`
+	// Attributes are Keycloak scope attributes.
+	Attributes map[string]string `json:"attributes"`
+	// ProtocolMappers hold the audience mapper.
+	ProtocolMappers []ProtocolMapper `json:"protocolMappers"`
 }
 
 // ProtocolMapper is a Keycloak protocol mapper.
 type ProtocolMapper struct {
-	Name           string            `json:"name"`
-	Protocol       string            `json:"protocol"`
-	ProtocolMapper string            `json:"protocolMapper"`
-	Config         map[string]string `json:"config"`
+	// Name is the mapper's name.
+	Name string `json:"name"`
+	// Protocol is openid-connect.
+	Protocol string `json:"protocol"`
+	// ProtocolMapper is the mapper type, such as oidc-audience-mapper.
+	ProtocolMapper string `json:"protocolMapper"`
+	// Config is the mapper's settings.
+	Config map[string]string `json:"config"`
 }
 
 // NewKeycloakClient returns cluster c's client in the platform realm, as

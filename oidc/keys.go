@@ -103,16 +103,16 @@ type fetchCall struct {
 	err  error
 }
 
-func newStaticKeySet(set gojose.JSONWebKeySet) (*keySet, error) {
-	keys := make([]jose.Key, 0, len(set.Keys))
-	for _, k := range set.Keys {
-		raw, err := k.MarshalJSON()
+func newStaticKeySet(set []PublicKey) (*keySet, error) {
+	keys := make([]jose.Key, 0, len(set))
+	for _, k := range set {
+		raw, err := gojose.JSONWebKey{Key: k.Key, KeyID: k.ID, Use: "sig"}.MarshalJSON()
 		if err != nil {
-			return nil, fmt.Errorf("%w: static key %q: %w", ErrInvalidConfig, k.KeyID, err)
+			return nil, fmt.Errorf("%w: static key %q: %w", ErrInvalidConfig, k.ID, err)
 		}
 		parsed, err := jose.DecodeKey(raw)
 		if err != nil {
-			return nil, fmt.Errorf("%w: static key %q: %w", ErrInvalidConfig, k.KeyID, err)
+			return nil, fmt.Errorf("%w: static key %q: %w", ErrInvalidConfig, k.ID, err)
 		}
 		keys = append(keys, parsed)
 	}

@@ -100,7 +100,7 @@ func TestKeysOnExpiryRefuseEveryTokenWhileTheJWKSDoesNotDecode(t *testing.T) {
 		return append(keys, json.RawMessage(`{"kty":"OKP","crv":"X25519","kid":"x","x":"AAAA"}`))
 	})
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()))
-	tok := iss.SignT(t, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
+	tok := oidctest.SignT(t, iss.Key(), iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin"))
 	_, err := v.Verify(context.Background(), tok)
 	require.ErrorIs(t, err, oidc.ErrKeysUnavailable)
 	var kse *oidc.KeySetError

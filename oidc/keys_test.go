@@ -158,11 +158,10 @@ func TestKeysUnavailableWithoutCache(t *testing.T) {
 
 func TestStaticKeysNeedNoIssuer(t *testing.T) {
 	iss := oidctest.StartT(t, oidctest.Config{Algorithm: "ES384"})
-	set := iss.JWKS()
-	v := newVerifier(t, oidc.JWTAuthenticator(acme, "https://offline.example.org", nil), func(c *oidc.VerifierConfig) { c.Keys = &set })
+	v := newVerifier(t, oidc.JWTAuthenticator(acme, "https://offline.example.org", nil), func(c *oidc.VerifierConfig) { c.Keys = iss.PublicKeys() })
 	claims := iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin")
 	claims["iss"] = "https://offline.example.org"
-	user, err := v.Verify(context.Background(), iss.SignT(t, claims))
+	user, err := v.Verify(context.Background(), oidctest.SignT(t, iss.Key(), claims))
 	require.NoError(t, err)
 	require.Equal(t, "alice@example.org", user.Username)
 	require.Zero(t, iss.JWKSFetches())

@@ -70,23 +70,57 @@ type KubeconfigSpec struct {
 	// means none, as the chart writes it.
 	InstallHint string
 	// ChartVersion is the installed chart's version, for the helm.sh/chart
-	// label of KubeconfigSecret (see ChartLabels); "" is the source's 0.0.0.
+	// label of Kubeconfig.Secret (see ChartLabels); "" is the source's 0.0.0.
 	ChartVersion string
 }
 
 // SuggestedInstallHint is an InstallHint for kubectl oidc-login.
 const SuggestedInstallHint = "kubectl oidc-login is required: kubectl krew install oidc-login (https://github.com/int128/kubelogin)"
 
-// Kubeconfig builds the user kubeconfig for a tenant cluster with
-// client-go's types, as the chart's bootstrap Job writes it: one cluster,
-// one context and one user whose credentials come from the exec plugin
-// `kubectl oidc-login get-token --oidc-issuer-url=… --oidc-client-id=…
-// --oidc-extra-scope=email --oidc-extra-scope=groups --oidc-use-pkce`
-// (client.authentication.k8s.io/v1, interactiveMode IfAvailable,
-// provideClusterInfo, no install hint). Cluster and context are named after
-// the release, the user "<release>-oidc". A private issuer CA and ExtraArgs
-// follow the chart's arguments.
-func Kubeconfig(spec KubeconfigSpec) (*clientcmdapi.Config, error) {
+// Kubeconfig is a user kubeconfig for a tenant cluster, as
+// RenderKubeconfig renders it: the same content three ways.
+type Kubeconfig struct {
+	// Config is the kubeconfig in client-go's types, for
+	// clientcmd.NewDefaultClientConfig and friends.
+	Config *clientcmdapi.Config
+	// YAML is the kubeconfig file.
+	YAML []byte
+	// Secret is the Secret Cozystack publishes YAML in for the dashboard
+	// (ref.Cluster.OIDCKubeconfigSecret, key ref.OIDCKubeconfigKey, the
+	// chart's labels).
+	Secret *corev1.Secret
+}
+
+// RenderKubeconfig renders the user kubeconfig for a tenant cluster, as
+// the chart's bootstrap Job writes it: one cluster, one context and one
+// user whose credentials come from the exec plugin `kubectl oidc-login
+// get-token --oidc-issuer-url=… --oidc-client-id=… --oidc-extra-scope=email
+// --oidc-extra-scope=groups --oidc-use-pkce` (client.authentication.k8s.io/v1,
+// interactiveMode IfAvailable, provideClusterInfo, no install hint).
+// Cluster and context are named after the release, the user
+// "<release>-oidc". A private issuer CA and ExtraArgs follow the chart's
+// arguments. A spec without Server or IssuerURL, or with an unknown PKCE
+// flag, is refused (ErrInvalidConfig).
+func RenderKubeconfig(spec KubeconfigSpec) (*Kubeconfig, error) {
+	cfg, err := buildKubeconfig(spec)
+	if err != nil {
+		return nil, err
+	}
+	data, err := clientcmd.Write(*cfg)
+	if err != nil {
+		return nil, fmt.Errorf("write kubeconfig: %w", err)
+	}
+	return &Kubeconfig{Config: cfg, YAML: data, Secret: &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: spec.Cluster.OIDCKubeconfigSecret(), Namespace: spec.Cluster.Namespace,
+			Labels: ChartLabels(spec.Cluster, spec.ChartVersion)},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{ref.OIDCKubeconfigKey: data},
+	}}, nil
+}
+
+// buildKubeconfig builds the kubeconfig of RenderKubeconfig.
+func buildKubeconfig(spec KubeconfigSpec) (*clientcmdapi.Config, error) {
 	if err := checkCluster(spec.Cluster); err != nil {
 		return nil, err
 	}
@@ -141,47 +175,34 @@ func Kubeconfig(spec KubeconfigSpec) (*clientcmdapi.Config, error) {
 	return cfg, nil
 }
 
-// KubeconfigYAML renders Kubeconfig(spec) as a kubeconfig file.
-func KubeconfigYAML(spec KubeconfigSpec) ([]byte, error) {
-	cfg, err := Kubeconfig(spec)
-	if err != nil {
-		return nil, err
-	}
-	data, err := clientcmd.Write(*cfg)
-	if err != nil {
-		return nil, fmt.Errorf("write kubeconfig: %w", err)
-	}
-	return data, nil
+// KubeconfigFacts is what a user kubeconfig needs that a Kubernetes
+// application's values do not hold; package cozystack's
+// Cluster.KubeconfigSpec reads them from the management cluster.
+type KubeconfigFacts struct {
+	// TenantHost is the tenant's host (the cozystack-values Secret's
+	// _namespace.host), under which the apiserver's default host lies.
+	// Not needed when the application sets spec.host.
+	TenantHost string
+	// CertificateAuthority is the tenant apiserver's CA (PEM). Empty means
+	// the system roots.
+	CertificateAuthority []byte
+	// AuthenticationConfig is the config.yaml of the Secret that
+	// spec.oidc.customConfig.secretRef names; needed in CustomConfig mode
+	// with a SecretRef only.
+	AuthenticationConfig []byte
 }
 
-// KubeconfigSecret returns the Secret Cozystack publishes the kubeconfig in
-// (ref.Cluster.OIDCKubeconfigSecret, key ref.OIDCKubeconfigKey), for the
-// dashboard.
-func KubeconfigSecret(spec KubeconfigSpec) (*corev1.Secret, error) {
-	data, err := KubeconfigYAML(spec)
-	if err != nil {
-		return nil, err
-	}
-	return &corev1.Secret{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{Name: spec.Cluster.OIDCKubeconfigSecret(), Namespace: spec.Cluster.Namespace,
-			Labels: ChartLabels(spec.Cluster, spec.ChartVersion)},
-		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{ref.OIDCKubeconfigKey: data},
-	}, nil
-}
-
-// KubeconfigSpecFor returns the user kubeconfig spec of application k from
-// values alone, as the chart's bootstrap Job builds it: server
-// https://<host>:443 (spec.host, or the default host under tenantHost),
-// tenantCA as the apiserver's CA, and the issuer. In System mode the issuer
-// is the platform realm of p and the client ID the cluster's; in
-// CustomConfig mode both come from the first JWT authenticator of the
-// tenant's configuration: spec.oidc.customConfig.config, or authnConfig
-// (the referenced Secret's config.yaml, which the values do not hold).
-// With OIDC off it returns an error wrapping ErrInvalidConfig.
-func KubeconfigSpecFor(k *tenant.Kubernetes, p tenant.Platform, tenantHost string, tenantCA, authnConfig []byte) (KubeconfigSpec, error) {
-	spec := KubeconfigSpec{Cluster: k.Ref(), Server: "https://" + k.Host(tenantHost) + ":443", CertificateAuthority: tenantCA}
+// KubeconfigSpecFor returns the user kubeconfig spec of application k on
+// platform p, as the chart's bootstrap Job builds it: server
+// https://<host>:443 (spec.host, or the default host under
+// facts.TenantHost), facts.CertificateAuthority as the apiserver's CA, and
+// the issuer. In System mode the issuer is the platform realm of p and the
+// client ID the cluster's; in CustomConfig mode both come from the first
+// JWT authenticator of the tenant's configuration:
+// spec.oidc.customConfig.config, or facts.AuthenticationConfig. With OIDC
+// off it returns an error wrapping ErrInvalidConfig.
+func KubeconfigSpecFor(k *tenant.Kubernetes, p tenant.Platform, facts KubeconfigFacts) (KubeconfigSpec, error) {
+	spec := KubeconfigSpec{Cluster: k.Ref(), Server: "https://" + k.Host(facts.TenantHost) + ":443", CertificateAuthority: facts.CertificateAuthority}
 	switch k.Spec.OIDC.Mode {
 	case tenant.OIDCSystem:
 		spec.IssuerURL = SystemIssuerURL(p.RootHost)
@@ -190,7 +211,7 @@ func KubeconfigSpecFor(k *tenant.Kubernetes, p tenant.Platform, tenantHost strin
 	default:
 		return KubeconfigSpec{}, invalidf("cluster %s has OIDC off (mode %q)", k.Ref(), k.Spec.OIDC.Mode)
 	}
-	data := authnConfig
+	data := facts.AuthenticationConfig
 	if inline := k.Spec.OIDC.CustomConfig.Config; inline != "" {
 		data = []byte(inline)
 	}

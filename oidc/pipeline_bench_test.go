@@ -25,8 +25,7 @@ func BenchmarkVerifyOverhead(b *testing.B) {
 	}
 	c := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
 	const issuer = "https://idp.example.org"
-	keys := gojose.JSONWebKeySet{Keys: []gojose.JSONWebKey{{Key: priv.Public(), KeyID: "k", Algorithm: "ES256", Use: "sig"}}}
-	v, err := NewVerifier(context.Background(), VerifierConfig{JWT: JWTAuthenticator(c, issuer, nil), Keys: &keys})
+	v, err := NewVerifier(context.Background(), VerifierConfig{JWT: JWTAuthenticator(c, issuer, nil), Keys: []PublicKey{{ID: "k", Key: priv.Public()}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -91,6 +91,7 @@ const (
 
 // RBACChange is one step of an RBAC plan.
 type RBACChange struct {
+	// Action is what Execute does with Binding.
 	Action Action
 	// Binding is the desired binding; for ActionDelete, the one to delete.
 	Binding rbacv1.ClusterRoleBinding
@@ -108,13 +109,13 @@ type RBACPlan struct {
 	Unchanged int
 	// Skipped says why nothing was compared, such as the cluster's OIDC
 	// being off (mode None, where the chart's bootstrap Job leaves bindings
-	// alone); empty for a plan made by PlanRBAC.
+	// alone); empty for a plan made by RBAC.Plan.
 	Skipped string
 }
 
-// PlanRBAC compares the bindings users need with existing, the bindings in
+// planRBAC compares the bindings users need with existing, the bindings in
 // the cluster that carry this cluster's labels, and returns the changes.
-func PlanRBAC(c ref.Cluster, users []tenant.OIDCUser, existing []rbacv1.ClusterRoleBinding) (*RBACPlan, error) {
+func planRBAC(c ref.Cluster, users []tenant.OIDCUser, existing []rbacv1.ClusterRoleBinding) (*RBACPlan, error) {
 	desired, err := Bindings(c, users)
 	if err != nil {
 		return nil, err
@@ -223,14 +224,17 @@ func (r *RBAC) List(ctx context.Context) ([]rbacv1.ClusterRoleBinding, error) {
 	return list.Items, nil
 }
 
-// Plan lists the cluster's bindings and compares them with what users need
-// (PlanRBAC).
+// Plan lists the cluster's bindings and compares them with what users
+// need: the ClusterRoleBindings users need (admin: cluster-admin, view:
+// view) are created, updated or replaced (roleRef is immutable), and the
+// bindings of this cluster's release no user needs are deleted. The plan
+// is a printable value (a dry run); Execute carries it out.
 func (r *RBAC) Plan(ctx context.Context, users []tenant.OIDCUser) (*RBACPlan, error) {
 	existing, err := r.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return PlanRBAC(r.c, users, existing)
+	return planRBAC(r.c, users, existing)
 }
 
 // Execute carries out the plan. Each step tolerates the state a previous,

@@ -21,7 +21,7 @@ func TestRBAC_ExecuteIsSafeToRerun(t *testing.T) {
 	r, err := oidc.NewRBAC(acme, oidc.RBACConfig{Clientset: cs})
 	require.NoError(t, err)
 	users := []tenant.OIDCUser{{Email: "alice@example.org", Role: tenant.RoleAdmin}, {Email: "bob@example.org", Role: tenant.RoleView}}
-	plan, err := oidc.PlanRBAC(acme, users, nil)
+	plan, err := r.Plan(ctx, users)
 	require.NoError(t, err)
 	require.NoError(t, r.Execute(ctx, plan))
 	require.NoError(t, r.Execute(ctx, plan), "creating what exists updates it")
@@ -47,11 +47,13 @@ func TestRBAC_ExecuteIsSafeToRerun(t *testing.T) {
 
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	plan, err = oidc.PlanRBAC(acme, users, nil)
+	plan, err = r.Plan(ctx, users)
 	require.NoError(t, err)
 	require.ErrorIs(t, r.Execute(cancelled, plan), context.Canceled)
 
-	other, err := oidc.PlanRBAC(ref.Cluster{Namespace: "tenant-acme", Name: "stage"}, users, nil)
+	stage, err := oidc.NewRBAC(ref.Cluster{Namespace: "tenant-acme", Name: "stage"}, oidc.RBACConfig{Clientset: cs})
+	require.NoError(t, err)
+	other, err := stage.Plan(ctx, users)
 	require.NoError(t, err)
 	require.ErrorIs(t, r.Execute(ctx, other), oidc.ErrInvalidConfig, "a plan runs only on its own cluster")
 	_, err = oidc.NewRBAC(acme, oidc.RBACConfig{})

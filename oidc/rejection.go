@@ -105,6 +105,7 @@ func (e *AlgorithmError) Unwrap() error { return ErrUnsupportedAlgorithm }
 // IssuerMismatchError is a token from another issuer. The comparison is
 // exact: "https://idp/" does not match "https://idp".
 type IssuerMismatchError struct {
+	// Want is the configured issuer; Got the token's iss.
 	Want, Got string
 }
 
@@ -165,8 +166,10 @@ func (e *ExpiredError) Unwrap() error { return ErrExpired }
 
 // NotYetValidError is a token whose nbf is later than now plus the leeway.
 type NotYetValidError struct {
+	// NotBefore is the token's nbf; Now the verifier's clock.
 	NotBefore, Now time.Time
-	Leeway         time.Duration
+	// Leeway is the skew allowed (VerifierConfig.NotBeforeLeeway).
+	Leeway time.Duration
 }
 
 func (e *NotYetValidError) Error() string {

@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	gojose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/time/rate"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	authenticationcel "k8s.io/apiserver/pkg/authentication/cel"
@@ -45,8 +44,9 @@ type VerifierConfig struct {
 	// JWT.Issuer.CertificateAuthority (system roots when empty), with a 30s
 	// timeout.
 	HTTPClient *http.Client
-	// Keys, when set, are the issuer's keys: no discovery, no fetching.
-	Keys *gojose.JSONWebKeySet
+	// Keys, when not nil, are the issuer's keys: no discovery, no
+	// fetching.
+	Keys []PublicKey
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// NotBeforeLeeway is the skew allowed on nbf. Default
@@ -112,10 +112,15 @@ type Verifier struct {
 
 // UserInfo is the user a token maps to, as the apiserver would see it.
 type UserInfo struct {
+	// Username is the mapped username (in System mode, the email).
 	Username string
-	UID      string
-	Groups   []string
-	Extra    map[string][]string
+	// UID is the mapped uid; empty without a uid mapping.
+	UID string
+	// Groups are the mapped groups, prefixed as configured.
+	Groups []string
+	// Extra holds the extra mappings and the credential ID of a token
+	// with a jti.
+	Extra map[string][]string
 }
 
 // NewVerifier validates cfg.JWT with the apiserver's validation, compiles
@@ -142,7 +147,7 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 	}
 	v.cache = newTokenCache(cfg.TokenCache)
 	if cfg.Keys != nil {
-		ks, err := newStaticKeySet(*cfg.Keys)
+		ks, err := newStaticKeySet(cfg.Keys)
 		if err != nil {
 			v.cancel()
 			return nil, err

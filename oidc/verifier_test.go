@@ -54,7 +54,7 @@ func TestVerifyMapsUser(t *testing.T) {
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()))
 	claims := iss.Claims(acme.ClientID(), "bob@example.org", "tenant-acme-view", "devs")
 	claims["jti"] = "abc"
-	user, err := v.Verify(context.Background(), iss.SignT(t, claims))
+	user, err := v.Verify(context.Background(), oidctest.SignT(t, iss.Key(), claims))
 	require.NoError(t, err)
 	require.Equal(t, &oidc.UserInfo{
 		Username: "bob@example.org",
@@ -69,7 +69,7 @@ func TestVerifyExplainsRejections(t *testing.T) {
 	v := newVerifier(t, oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM()))
 	ctx := context.Background()
 
-	_, err := v.Verify(ctx, iss.SignT(t, iss.Claims(other.ClientID(), "a@b.c", "tenant-acme-admin")))
+	_, err := v.Verify(ctx, oidctest.SignT(t, iss.Key(), iss.Claims(other.ClientID(), "a@b.c", "tenant-acme-admin")))
 	var aud *oidc.AudienceError
 	require.ErrorAs(t, err, &aud)
 	require.Equal(t, []string{"tenant-acme-kubernetes-prod"}, aud.Want)
@@ -78,12 +78,12 @@ func TestVerifyExplainsRejections(t *testing.T) {
 	c := iss.Claims(acme.ClientID(), "a@b.c", "tenant-acme-admin")
 	exp := time.Now().Add(-time.Hour).Truncate(time.Second)
 	c["exp"] = exp.Unix()
-	_, err = v.Verify(ctx, iss.SignT(t, c))
+	_, err = v.Verify(ctx, oidctest.SignT(t, iss.Key(), c))
 	var expired *oidc.ExpiredError
 	require.ErrorAs(t, err, &expired)
 	require.True(t, expired.Expiry.Equal(exp))
 
-	_, err = v.Verify(ctx, iss.SignT(t, iss.Claims(acme.ClientID(), "a@b.c", "devs")))
+	_, err = v.Verify(ctx, oidctest.SignT(t, iss.Key(), iss.Claims(acme.ClientID(), "a@b.c", "devs")))
 	var rule *oidc.RuleError
 	require.ErrorAs(t, err, &rule)
 	require.Equal(t, oidc.TenantGroupsGate(acme), rule.Expression)
@@ -91,7 +91,7 @@ func TestVerifyExplainsRejections(t *testing.T) {
 
 	c = iss.Claims(acme.ClientID(), "a@b.c", "tenant-acme-admin")
 	c["iss"] = iss.URL() + "/"
-	_, err = v.Verify(ctx, iss.SignT(t, c))
+	_, err = v.Verify(ctx, oidctest.SignT(t, iss.Key(), c))
 	var mismatch *oidc.IssuerMismatchError
 	require.ErrorAs(t, err, &mismatch)
 	require.Equal(t, iss.URL()+"/", mismatch.Got)
@@ -106,4 +106,11 @@ func TestVerifyExplainsRejections(t *testing.T) {
 func TestVerifierCloseNil(t *testing.T) {
 	var v *oidc.Verifier
 	require.NoError(t, v.Close(), "Close on the nil verifier NewVerifier returns with an error")
+}
+
+// Close on a nil *Verifier, as a deferred Close after a failed NewVerifier
+// would call it, does nothing.
+func TestVerifier_CloseNil(t *testing.T) {
+	var v *oidc.Verifier
+	require.NotPanics(t, func() { require.NoError(t, v.Close()) })
 }

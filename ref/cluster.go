@@ -1,6 +1,7 @@
 package ref
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -50,20 +51,21 @@ const MaxNameLen = MaxReleaseLen - len(ReleasePrefix)
 // application's name: the namespace is a tenant namespace, the name a
 // DNS-1035 label (lower-case letters, digits and '-', starting with a
 // letter, as cozystack-api requires) short enough for Helm's limit on the
-// release name (at most MaxNameLen characters). Errors wrap
-// ErrInvalidName.
+// release name (at most MaxNameLen characters). It reports every problem
+// (errors.Join), each wrapping ErrInvalidName.
 func (c Cluster) Validate() error {
+	var errs []error
 	if _, err := ParseNamespace(c.Namespace); err != nil {
-		return err
+		errs = append(errs, err)
 	}
-	if msgs := validation.IsDNS1035Label(c.Name); len(msgs) > 0 {
-		return fmt.Errorf("%w: cluster name %q: %s", ErrInvalidName, c.Name, msgs[0])
+	for _, msg := range validation.IsDNS1035Label(c.Name) {
+		errs = append(errs, fmt.Errorf("%w: cluster name %q: %s", ErrInvalidName, c.Name, msg))
 	}
 	if n := len(c.Release()); n > MaxReleaseLen {
-		return fmt.Errorf("%w: cluster name %q: release name %q is %d characters, over Helm's %d",
-			ErrInvalidName, c.Name, c.Release(), n, MaxReleaseLen)
+		errs = append(errs, fmt.Errorf("%w: cluster name %q: release name %q is %d characters, over Helm's %d",
+			ErrInvalidName, c.Name, c.Release(), n, MaxReleaseLen))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Release returns the Helm release, "kubernetes-<name>". It also names the

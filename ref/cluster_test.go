@@ -1,6 +1,7 @@
 package ref_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -68,4 +69,13 @@ func TestKubeconfigVariants(t *testing.T) {
 	}
 	require.Equal(t, []string{"admin.conf", "admin.svc", "super-admin.conf", "super-admin.svc"}, keys)
 	require.False(t, ref.KubeconfigVariant("kubeconfig").Valid())
+}
+
+func TestCluster_Validate_everyProblem(t *testing.T) {
+	err := ref.Cluster{Namespace: "default", Name: "1" + strings.Repeat("a", 50)}.Validate()
+	require.ErrorIs(t, err, ref.ErrInvalidName)
+	msg := err.Error()
+	for _, want := range []string{`"default" is not a tenant namespace`, "a DNS-1035 label", "over Helm's 53"} {
+		require.Contains(t, msg, want)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
@@ -13,7 +14,7 @@ import (
 // BenchmarkParseKubernetes compares the strict typed decoder with the
 // baseline every caller pays anyway: YAML into an untyped map.
 func BenchmarkParseKubernetes(b *testing.B) {
-	doc, err := tenant.NewKubernetes("tenant-acme", "prod", tenanttest.FullSpec()).YAML()
+	doc, err := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tenanttest.FullSpec()).YAML()
 	require.NoError(b, err)
 	b.Run("baseline", func(b *testing.B) {
 		b.SetBytes(int64(len(doc)))
@@ -53,7 +54,7 @@ func BenchmarkParseKubernetes(b *testing.B) {
 	require.NoError(b, err)
 	b.Run("Validate", func(b *testing.B) {
 		for b.Loop() {
-			if err := k.Validate(tenant.Platform{OIDCEnabled: true}); err != nil {
+			if err := checkErr(k.Check(tenant.Platform{OIDCEnabled: true})); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -23,7 +23,7 @@ func TestKubernetes_yamlRoundTrip(t *testing.T) {
 		{"defaulted", tenant.KubernetesSpec{}.WithDefaults()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			k := tenant.NewKubernetes("tenant-acme", "prod", tt.spec)
+			k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tt.spec)
 			k.Labels = map[string]string{"team": "platform"}
 			out, err := k.YAML()
 			require.NoError(t, err)
@@ -78,7 +78,7 @@ controlPlane:
 	dp := spec.Addons.HAMi.ValuesOverride["hami"].(map[string]any)["devicePlugin"].(map[string]any)
 	require.Equal(t, int64(5), dp["deviceSplitCount"], "integers stay integers")
 	require.Equal(t, 1.5, dp["deviceMemoryScaling"])
-	require.NoError(t, spec.Validate(tenant.Platform{}))
+	require.NoError(t, checkErr(spec.Check(tenant.Platform{})))
 }
 
 func TestParseSpec_errors(t *testing.T) {

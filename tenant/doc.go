@@ -35,12 +35,12 @@
 // [DecodeTenant], which keep unknown fields too but check nothing, so a
 // read-modify-write loses nothing.
 //
-// [KubernetesSpec.Check] (and [Kubernetes.Check]) then decides as the
-// chart does. The error lists every refusal, each a [*FieldError] with a
-// sentinel to branch on, the chart rule's ID (FieldError.Rule, from the
+// [Kubernetes.Check] (the names and the values) or [KubernetesSpec.Check]
+// (the values alone) then decides as the chart does. The error lists
+// every refusal, each a [*FieldError] with a sentinel to branch on, the chart rule's ID (FieldError.Rule, from the
 // catalogue in testdata/chart/RULES.md) and the chart's own message. The
 // [Warnings] are what the chart accepts but tenantkit reports: fields the
-// model does not know and tenantkit's own rules. Validate is Check's error.
+// model does not know and tenantkit's own rules.
 //
 //	spec, err := tenant.ParseSpec(valuesYAML)
 //	if err != nil { ... }                      // ErrMalformed, ErrRequiredField, ErrNullValue, ...
@@ -60,8 +60,7 @@
 // maxUnhealthy and the health-check and autoscaler durations, a top-level
 // "_" key (cozystack-api) and, for a whole object, the name (a DNS-1035
 // label of at most 42 characters, so that the Helm release
-// kubernetes-<name> fits 53). [KubernetesSpec.ValidateAuthentication] is
-// the part package oidc's renderer checks again.
+// kubernetes-<name> fits 53).
 //
 // # What it mirrors, and where it differs
 //
@@ -79,20 +78,10 @@
 //
 // The tagged releases v1.6.0–v1.6.2 are not mirrored: their chart predates
 // podCpuLimit, podCpuRequest, logSerialConsole, talos.registryMirrors and
-// the node-health durations. To add the next release: a constant listed
-// last in Releases, its differences as methods of Release used where the
-// rule is decided, a "releases" entry on the corpus cases whose verdict it
-// changes (testdata/chart/cases; a case without one holds for every
-// release), and its commit in testdata/chart/RULES.md §0.
+// the node-health durations.
 //
-// The rules are read from the chart at the commits testdata/chart/RULES.md
-// names (the values schema, values.yaml, cluster.yaml, cozy-lib's resource
-// helpers and the OIDC templates at 3c780ac, older files at the commits
-// listed there). The golden corpus testdata/chart/cases holds tenantkit
-// to every decision, per release: TestChartCorpus requires the chart's
-// verdict, for the chart's reason, the verdicts of cozystack-api and of
-// tenantkit's own rules where a case gives them, and exactly the expected
-// warnings.
+// Every decision is held to a golden corpus of the chart's verdicts, per
+// release, in the package's tests.
 //
 // A refusal says who decides it ([FieldError.Decider]): the chart (its
 // schema and templates, S- and T- rules), Helm (H-), cozystack-api (A-:
@@ -128,8 +117,8 @@
 //     (ErrDuplicateUser), a negative minReplicas, maxReplicas below
 //     minReplicas, an empty GPU name, one of cpu and memory without an
 //     instanceType, a group with neither instanceType nor resources
-//     (ErrNodeGroupUnsized). Warnings.Err refuses them; ignoring the
-//     warnings accepts what the chart accepts.
+//     (ErrNodeGroupUnsized). Refusing a non-empty Warnings is the strict
+//     choice; ignoring them accepts what the chart accepts.
 //   - What only a document shows is checked by ParseSpec and
 //     ParseKubernetes, not by DecodeKubernetes nor by Check on typed
 //     values, where "" and nil mean the default. Parse what users write.

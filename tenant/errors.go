@@ -128,17 +128,8 @@ func (e *ValidationError) Rules() []string { return rulesOf(e.Errors) }
 // tenantkit would not write: fields the model does not know, and the rules
 // tenantkit had before it followed the chart (a negative minReplicas, an
 // empty GPU name, ...), each a *FieldError whose Rule starts with "K-".
-// A caller that wants them refused turns them into an error with Err.
+// A caller that wants them refused refuses a non-empty Warnings.
 type Warnings []*FieldError
-
-// Err returns the warnings as a *ValidationError, or nil when there are
-// none: the strict choice of refusing what only tenantkit objects to.
-func (w Warnings) Err() error {
-	if len(w) == 0 {
-		return nil
-	}
-	return &ValidationError{Errors: w}
-}
 
 // Has reports whether any warning matches target (a sentinel).
 func (w Warnings) Has(target error) bool {
@@ -153,14 +144,19 @@ func (w Warnings) Has(target error) bool {
 // Rules returns the rule IDs of the warnings, in order, without repeats.
 func (w Warnings) Rules() []string { return rulesOf(w) }
 
-// String lists the warnings one per line.
+// String lists the warnings one per line as "field: problem: detail",
+// without the "tenant: " prefix of each error and without a trailing
+// newline; a warning listed twice is listed once. No warnings is "".
 func (w Warnings) String() string {
-	var b strings.Builder
+	lines := make([]string, 0, len(w))
+	seen := map[string]bool{}
 	for _, fe := range w {
-		b.WriteString(fe.Error())
-		b.WriteByte('\n')
+		if l := strings.TrimPrefix(fe.Error(), "tenant: "); !seen[l] {
+			seen[l] = true
+			lines = append(lines, l)
+		}
 	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
 
 func rulesOf(fes []*FieldError) []string {

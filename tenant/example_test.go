@@ -24,8 +24,8 @@ func Example() {
 			HAMi:        tenant.Addon{Enabled: true},
 		},
 	}
-	k := tenant.NewKubernetes("tenant-acme", "prod", spec)
-	if err := k.Validate(tenant.Platform{}); err != nil {
+	k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, spec)
+	if _, err := k.Check(tenant.Platform{}); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -44,14 +44,14 @@ func Example() {
 	// kubernetes-prod-coredns -> coredns in kube-system
 }
 
-// Validate reports everything the chart would refuse to render, each
+// Check reports everything the chart would refuse to render, each
 // problem with its field and a sentinel to branch on.
-func ExampleKubernetesSpec_Validate() {
+func ExampleKubernetesSpec_Check_refusals() {
 	spec := tenant.KubernetesSpec{
 		OIDC:   tenant.OIDC{Mode: tenant.OIDCSystem},
 		Addons: tenant.Addons{HAMi: tenant.Addon{Enabled: true}},
 	}
-	err := spec.Validate(tenant.Platform{OIDCEnabled: false})
+	_, err := spec.Check(tenant.Platform{OIDCEnabled: false})
 	var ve *tenant.ValidationError
 	if errors.As(err, &ve) {
 		for _, fe := range ve.Errors {
@@ -76,13 +76,13 @@ func ExampleParseSpec() {
 		return
 	}
 	warnings, err := spec.Check(tenant.Platform{})
-	fmt.Print(warnings)
+	fmt.Println(warnings)
 	fmt.Println(err, warnings.Has(tenant.ErrUnknownField))
 
 	_, err = tenant.ParseSpec([]byte("nodeGroups:\n  md0: {minReplicas: 0, maxReplicas: 3, diskSize: 20Gi}\n"))
 	fmt.Println(errors.Is(err, tenant.ErrRequiredField), err)
 	// Output:
-	// tenant: spec.addons.velero.enabeld: unknown field: not in the model; kept and written back
+	// spec.addons.velero.enabeld: unknown field: not in the model; kept and written back
 	// <nil> true
 	// true tenant: spec.nodeGroups.md0.instanceType: required field missing: the schema requires it and nothing supplies a default
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 	"github.com/cozystack/tenantkit/tenant/tenanttest"
 )
@@ -17,7 +18,7 @@ import (
 // invented by a round trip), and that Check never panics.
 func FuzzParseKubernetes(f *testing.F) {
 	for _, spec := range []tenant.KubernetesSpec{{}, tenanttest.FullSpec(), tenant.KubernetesSpec{}.WithDefaults()} {
-		out, err := tenant.NewKubernetes("tenant-acme", "prod", spec).YAML()
+		out, err := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, spec).YAML()
 		require.NoError(f, err)
 		f.Add(out)
 	}
@@ -50,7 +51,7 @@ func FuzzParseKubernetes(f *testing.F) {
 			return
 		}
 		_, _ = k.Check(tenant.Platform{OIDCEnabled: true})
-		_ = k.Spec.WithDefaults().Validate(tenant.Platform{})
+		_ = checkErr(k.Spec.WithDefaults().Check(tenant.Platform{}))
 		first, err := k.YAML()
 		if err != nil {
 			t.Fatalf("decoded object does not encode: %v", err)
@@ -86,7 +87,7 @@ func FuzzParseSpec(f *testing.F) {
 			}
 			return
 		}
-		_ = s.Validate(tenant.Platform{})
+		_ = checkErr(s.Check(tenant.Platform{}))
 		first, err := s.YAML()
 		if err != nil {
 			t.Fatal(err)
@@ -108,7 +109,7 @@ func FuzzParseSpec(f *testing.F) {
 // unknown field.
 func FuzzDecodeKubernetes(f *testing.F) {
 	f.Add([]byte(newerObject))
-	out, err := tenant.NewKubernetes("tenant-acme", "prod", tenanttest.FullSpec()).YAML()
+	out, err := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tenanttest.FullSpec()).YAML()
 	require.NoError(f, err)
 	f.Add(out)
 	for _, seed := range []string{

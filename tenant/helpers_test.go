@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/cozystack/tenantkit/tenant"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -36,3 +38,6 @@ func requireSemanticEqual(t *testing.T, want, got any) {
 	}
 	require.Equal(t, want, got)
 }
+
+// checkErr keeps the error of Check: checkErr(spec.Check(p)).
+func checkErr(_ tenant.Warnings, err error) error { return err }

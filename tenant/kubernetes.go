@@ -64,12 +64,12 @@ func (s Status) Ready() bool {
 	return meta.IsStatusConditionTrue(s.Conditions, "Ready")
 }
 
-// NewKubernetes returns a Kubernetes application named name in the tenant
-// namespace namespace, with the given spec.
-func NewKubernetes(namespace, name string, spec KubernetesSpec) *Kubernetes {
+// NewKubernetes returns the Kubernetes application c (its tenant namespace
+// and name) with the given spec.
+func NewKubernetes(c ref.Cluster, spec KubernetesSpec) *Kubernetes {
 	return &Kubernetes{
 		TypeMeta:   metav1.TypeMeta{APIVersion: APIVersion, Kind: KubernetesKind},
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name},
 		Spec:       spec,
 	}
 }

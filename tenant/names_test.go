@@ -34,14 +34,14 @@ func TestAddonKey_Release(t *testing.T) {
 }
 
 func TestKubernetes_Host(t *testing.T) {
-	k := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{})
+	k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tenant.KubernetesSpec{})
 	require.Equal(t, "kubernetes-prod.acme.example.org", k.Host("acme.example.org"))
 	k.Spec.Host = "api.acme.io"
 	require.Equal(t, "api.acme.io", k.Host("acme.example.org"))
 }
 
 func TestKubernetes_AddonReleases(t *testing.T) {
-	k := tenant.NewKubernetes("tenant-acme", "prod", tenanttest.FullSpec())
+	k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tenanttest.FullSpec())
 	out, err := yaml.Marshal(k.AddonReleases(tenant.Release20260819, true))
 	require.NoError(t, err)
 	golden(t, "addon-releases-full", out)
@@ -52,7 +52,7 @@ func TestKubernetes_AddonReleases(t *testing.T) {
 		require.NotEqual(t, tenant.FluxCD, r.Addon, "cozystack 7cca3d75e removed the FluxCD addon")
 	}
 
-	minimal := tenant.NewKubernetes("tenant-acme", "prod", tenant.KubernetesSpec{})
+	minimal := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, tenant.KubernetesSpec{})
 	var names []string
 	for _, r := range minimal.AddonReleases(tenant.LatestRelease, true) {
 		names = append(names, r.Name)

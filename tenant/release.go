@@ -16,13 +16,13 @@ import (
 // podCpuLimit, podCpuRequest, logSerialConsole, talos.registryMirrors,
 // maxNodeProvisionTime and the node-health durations, which both releases
 // below carry.
-//
-// To add the next release: add a constant and list it in Releases (newest
+type Release string
+
+// For maintainers: to add the next release: add a constant and list it in Releases (newest
 // last, so that LatestRelease follows), give it its differences in the
 // methods below (a new method for a new kind of difference), name it in
 // the cases whose verdict it changes (a case without "releases" holds for
 // every release), and describe the commit in testdata/chart/RULES.md §0.
-type Release string
 
 const (
 	// Release20260819 is cozystack main at 4385990 (2026-08-19, the parent

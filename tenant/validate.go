@@ -5,26 +5,15 @@ import (
 	"regexp"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/cozystack/tenantkit/ref"
 )
 
 // Check checks the object's names and its spec (see KubernetesSpec.Check).
 func (k *Kubernetes) Check(p Platform) (Warnings, error) {
 	var ps, ws problems
-	if err := k.Ref().Validate(); err != nil {
-		detail := strings.TrimPrefix(err.Error(), ref.ErrInvalidName.Error()+": ")
-		switch release := k.Ref().Release(); {
-		case len(release) > ref.MaxReleaseLen:
-			ps.add("metadata", "H-release-name-53", ref.ErrInvalidName, detail)
-			ps.add("metadata", "A-name-length", ref.ErrInvalidName, fmt.Sprintf("must be no more than %d characters (kubernetes-<name>)", ref.MaxReleaseLen))
-		default:
-			ps.add("metadata", "A-name-dns1035", ref.ErrInvalidName, detail)
-			if !helmReleaseName.MatchString(release) {
-				ps.add("metadata", "H-release-name-format", ref.ErrInvalidName, fmt.Sprintf(
-					"Helm refuses the release name %q: lower-case alphanumerics, '-' and '.', starting and ending with an alphanumeric", release))
-			}
-		}
-	}
+	k.nameProblems(&ps)
 	for _, path := range k.unknown.paths("") {
 		if !strings.HasPrefix(path, "spec.") {
 			ws.add(path, "K-unknown-field", ErrUnknownField, "not in the model; kept and written back")
@@ -37,15 +26,37 @@ func (k *Kubernetes) Check(p Platform) (Warnings, error) {
 	return Warnings(ws), ps.err()
 }
 
+// nameProblems adds every problem of the object's namespace and name:
+// a namespace that is not a tenant namespace, each way the name is not a
+// DNS-1035 label (cozystack-api), a release over Helm's 53 characters and
+// a release name Helm refuses.
+func (k *Kubernetes) nameProblems(ps *problems) {
+	c := k.Ref()
+	if _, err := ref.ParseNamespace(c.Namespace); err != nil {
+		ps.add("metadata", "A-name-dns1035", ref.ErrInvalidName, trimInvalidName(err))
+	}
+	release := c.Release()
+	if len(release) > ref.MaxReleaseLen {
+		ps.add("metadata", "H-release-name-53", ref.ErrInvalidName, fmt.Sprintf(
+			"cluster name %q: release name %q is %d characters, over Helm's %d", c.Name, release, len(release), ref.MaxReleaseLen))
+		ps.add("metadata", "A-name-length", ref.ErrInvalidName, fmt.Sprintf("must be no more than %d characters (kubernetes-<name>)", ref.MaxReleaseLen))
+	}
+	for _, msg := range validation.IsDNS1035Label(c.Name) {
+		ps.add("metadata", "A-name-dns1035", ref.ErrInvalidName, fmt.Sprintf("cluster name %q: %s", c.Name, msg))
+	}
+	if !helmReleaseName.MatchString(release) {
+		ps.add("metadata", "H-release-name-format", ref.ErrInvalidName, fmt.Sprintf(
+			"Helm refuses the release name %q: lower-case alphanumerics, '-' and '.', starting and ending with an alphanumeric", release))
+	}
+}
+
+func trimInvalidName(err error) string {
+	return strings.TrimPrefix(err.Error(), ref.ErrInvalidName.Error()+": ")
+}
+
 // helmReleaseName is the form Helm requires of a release name
 // (RULES.md H-release-name-format).
 var helmReleaseName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-
-// Validate returns the error of Check: nil or a *ValidationError.
-func (k *Kubernetes) Validate(p Platform) error {
-	_, err := k.Check(p)
-	return err
-}
 
 // Check reports what the chart would refuse to render, or Helm and
 // cozystack-api refuse to accept, for spec s on platform p: the error is
@@ -75,12 +86,6 @@ func (s KubernetesSpec) Check(p Platform) (Warnings, error) {
 	return Warnings(ws), ps.err()
 }
 
-// Validate returns the error of Check: nil or a *ValidationError.
-func (s KubernetesSpec) Validate(p Platform) error {
-	_, err := s.Check(p)
-	return err
-}
-
 func (s KubernetesSpec) check(p Platform, ps, ws *problems) {
 	p.checkRelease(ps)
 	s.unknownProblems(ps, ws)
@@ -94,21 +99,6 @@ func (s KubernetesSpec) check(p Platform, ps, ws *problems) {
 	s.validateAddons(ps)
 	s.validateNodeGroups(p.InstanceTypes, ps, ws)
 	s.validateHealth(ps)
-}
-
-// ValidateAuthentication reports the chart's refusals that concern the
-// apiserver's authentication, without the platform's settings: the OIDC
-// mode, users and custom configuration, and the apiserver's extra flags and
-// volumes (see Check). Package oidc checks its renderer's input with it.
-func (s KubernetesSpec) ValidateAuthentication() error {
-	var ps, ws problems
-	s.validateOIDC(nil, &ps, &ws)
-	s.validateAPIServer(&ps)
-	ve, _ := ps.err().(*ValidationError)
-	if ve == nil {
-		return nil
-	}
-	return ve.By(DecidedByChart, DecidedByHelm, DecidedByAPI)
 }
 
 // unknownProblems sorts the fields the model does not know: a top-level

@@ -2,6 +2,7 @@ package tenant_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,7 +18,7 @@ func secretVolume(name string) corev1.Volume {
 	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name}}}
 }
 
-func TestKubernetesSpec_Validate(t *testing.T) {
+func TestKubernetesSpec_Check(t *testing.T) {
 	oidcOn := tenant.Platform{OIDCEnabled: true}
 	withAPIServer := func(mode tenant.OIDCMode, a tenant.APIServer) tenant.KubernetesSpec {
 		s := tenant.KubernetesSpec{ControlPlane: tenant.ControlPlane{APIServer: a}}
@@ -146,7 +147,7 @@ func TestKubernetesSpec_Validate(t *testing.T) {
 		{name: "unknown version", spec: tenant.KubernetesSpec{Version: "v1.29"}, wantErr: tenant.ErrInvalidValue, wantField: "spec.version"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.spec.Validate(tt.platform)
+			err := checkErr(tt.spec.Check(tt.platform))
 			if tt.wantErr == nil {
 				require.NoError(t, err)
 				return
@@ -197,13 +198,11 @@ func TestKubernetesSpec_Check_warnings(t *testing.T) {
 			require.Equal(t, tt.wantRule, w[0].Rule)
 			require.Equal(t, tt.wantField, w[0].Field)
 			require.True(t, w.Has(tt.want))
-			require.ErrorIs(t, w.Err(), tt.want, "Err refuses what only tenantkit objects to")
 		})
 	}
 	w, err := tenanttest.FullSpec().Check(tenant.Platform{OIDCEnabled: true, Release: tenant.Release20260819})
 	require.NoError(t, err)
 	require.Empty(t, w, "the full fixture warns of nothing before FluxCD's removal")
-	require.NoError(t, w.Err())
 	w, err = tenanttest.FullSpec().Check(tenant.Platform{OIDCEnabled: true})
 	require.NoError(t, err)
 	require.Equal(t, []string{"K-unknown-field"}, w.Rules(), "the latest release has no addons.fluxcd")
@@ -249,7 +248,7 @@ func TestKubernetesSpec_Check_tenantkitRefusals(t *testing.T) {
 
 // cozystack-api's refusals are its own verdict, apart from the chart's.
 func TestKubernetes_Check_apiVerdict(t *testing.T) {
-	k := tenant.NewKubernetes("tenant-acme", "1prod", tenant.KubernetesSpec{})
+	k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "1prod"}, tenant.KubernetesSpec{})
 	_, err := k.Check(tenant.Platform{})
 	var ve *tenant.ValidationError
 	require.ErrorAs(t, err, &ve)
@@ -257,7 +256,7 @@ func TestKubernetes_Check_apiVerdict(t *testing.T) {
 	require.NoError(t, ve.By(tenant.DecidedByChart, tenant.DecidedByHelm), "Helm takes kubernetes-1prod")
 	require.Error(t, ve.By(tenant.DecidedByAPI))
 
-	k = tenant.NewKubernetes("tenant-acme", "Prod", tenant.KubernetesSpec{})
+	k = tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "Prod"}, tenant.KubernetesSpec{})
 	_, err = k.Check(tenant.Platform{})
 	require.ErrorAs(t, err, &ve)
 	require.Equal(t, []string{"A-name-dns1035", "H-release-name-format"}, ve.Rules())
@@ -287,20 +286,20 @@ func TestKubernetesSpec_Check_instanceTypes(t *testing.T) {
 		"md0": {InstanceType: "u9.huge", MaxReplicas: new(3)},
 		"md1": {InstanceType: "u1.nano", MaxReplicas: new(3)},
 	}}
-	require.NoError(t, spec.Validate(tenant.Platform{}), "no catalogue: nothing to look up")
-	err := spec.Validate(tenant.Platform{InstanceTypes: tenant.DefaultInstanceTypes()})
+	require.NoError(t, checkErr(spec.Check(tenant.Platform{})), "no catalogue: nothing to look up")
+	err := checkErr(spec.Check(tenant.Platform{InstanceTypes: tenant.DefaultInstanceTypes()}))
 	require.ErrorIs(t, err, tenant.ErrInstanceTypeNotFound)
 	require.ErrorIs(t, err, tenant.ErrKubeletTotal, "u1.nano's 512Mi is below the default reservations")
 	var ve *tenant.ValidationError
 	require.ErrorAs(t, err, &ve)
 	require.Equal(t, []string{"T-instancetype-lookup", "T-kubelet-memory-total"}, ve.Rules())
 
-	require.ErrorIs(t, tenant.KubernetesSpec{}.Validate(tenant.Platform{InstanceTypes: map[string]tenant.InstanceType{}}),
+	require.ErrorIs(t, checkErr(tenant.KubernetesSpec{}.Check(tenant.Platform{InstanceTypes: map[string]tenant.InstanceType{}})),
 		tenant.ErrInstanceTypeNotFound, "the chart's default md0 looks up u1.medium")
-	require.NoError(t, tenant.KubernetesSpec{}.Validate(tenant.Platform{InstanceTypes: tenant.DefaultInstanceTypes()}))
+	require.NoError(t, checkErr(tenant.KubernetesSpec{}.Check(tenant.Platform{InstanceTypes: tenant.DefaultInstanceTypes()})))
 }
 
-func TestKubernetesSpec_Validate_reportsEveryProblem(t *testing.T) {
+func TestKubernetesSpec_Check_reportsEveryProblem(t *testing.T) {
 	s := tenant.KubernetesSpec{
 		Version: "v2",
 		OIDC:    tenant.OIDC{Mode: tenant.OIDCSystem},
@@ -310,7 +309,7 @@ func TestKubernetesSpec_Validate_reportsEveryProblem(t *testing.T) {
 			ExtraVolumes: []corev1.Volume{secretVolume("talos-ca")},
 		}},
 	}
-	err := s.Validate(tenant.Platform{})
+	err := checkErr(s.Check(tenant.Platform{}))
 	for _, want := range []error{tenant.ErrInvalidValue, tenant.ErrOIDCPlatformDisabled, tenant.ErrHAMiRequiresGPUOperator,
 		tenant.ErrLegacyOIDCFlag, tenant.ErrReservedVolume} {
 		require.ErrorIs(t, err, want)
@@ -320,7 +319,7 @@ func TestKubernetesSpec_Validate_reportsEveryProblem(t *testing.T) {
 	require.Equal(t, "tenant: spec.version: invalid value: \"v2\" is not one of v1.35, v1.34, v1.33, v1.32, v1.31", fe.Error())
 }
 
-func TestKubernetes_Validate_names(t *testing.T) {
+func TestKubernetes_Check_names(t *testing.T) {
 	for _, tt := range []struct {
 		ns, name string
 		ok       bool
@@ -332,11 +331,61 @@ func TestKubernetes_Validate_names(t *testing.T) {
 		{"tenant-acme", "", false},
 		{"tenant-acme", "this-name-is-far-too-long-for-the-release-name-derived-from-it", false},
 	} {
-		err := tenant.NewKubernetes(tt.ns, tt.name, tenant.KubernetesSpec{}).Validate(tenant.Platform{})
+		err := checkErr(tenant.NewKubernetes(ref.Cluster{Namespace: tt.ns, Name: tt.name}, tenant.KubernetesSpec{}).Check(tenant.Platform{}))
 		if tt.ok {
 			require.NoError(t, err, "%s/%s", tt.ns, tt.name)
 		} else {
 			require.ErrorIs(t, err, ref.ErrInvalidName, "%s/%s", tt.ns, tt.name)
 		}
+	}
+}
+
+// Check reports every problem of the names, not the first one only.
+func TestKubernetes_Check_everyNameProblem(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		c     ref.Cluster
+		rules []string
+		n     int
+	}{
+		{"namespace and name", ref.Cluster{Namespace: "default", Name: "Prod"}, []string{"A-name-dns1035", "H-release-name-format"}, 3},
+		{"name refused by both", ref.Cluster{Namespace: "tenant-acme", Name: "1Prod"}, []string{"A-name-dns1035", "H-release-name-format"}, 2},
+		{"too long and not a label", ref.Cluster{Namespace: "tenant-acme", Name: "x" + strings.Repeat("y", 42) + "_"},
+			[]string{"H-release-name-53", "A-name-length", "A-name-dns1035", "H-release-name-format"}, 4},
+		{"valid", ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, nil, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tenant.NewKubernetes(tt.c, tenant.KubernetesSpec{}).Check(tenant.Platform{})
+			if tt.n == 0 {
+				require.NoError(t, err)
+				return
+			}
+			var ve *tenant.ValidationError
+			require.ErrorAs(t, err, &ve)
+			require.Equal(t, tt.rules, ve.Rules())
+			require.Len(t, ve.Errors, tt.n, "%v", err)
+			require.ErrorIs(t, err, ref.ErrInvalidName)
+		})
+	}
+}
+
+func TestWarnings_String(t *testing.T) {
+	unknown := &tenant.FieldError{Field: "spec.verison", Err: tenant.ErrUnknownField, Rule: "K-unknown-field", Detail: "not in the model; kept and written back"}
+	neg := &tenant.FieldError{Field: "spec.nodeGroups.md0.minReplicas", Err: tenant.ErrMinReplicasNegative, Rule: "K-minreplicas-negative"}
+	for _, tt := range []struct {
+		name string
+		w    tenant.Warnings
+		want string
+	}{
+		{"none", nil, ""},
+		{"one", tenant.Warnings{unknown}, "spec.verison: unknown field: not in the model; kept and written back"},
+		{"two, one per line, no trailing newline", tenant.Warnings{unknown, neg},
+			"spec.verison: unknown field: not in the model; kept and written back\nspec.nodeGroups.md0.minReplicas: " +
+				strings.TrimPrefix(tenant.ErrMinReplicasNegative.Error(), "tenant: ")},
+		{"a repeat listed once", tenant.Warnings{unknown, unknown}, "spec.verison: unknown field: not in the model; kept and written back"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, tt.w.String())
+		})
 	}
 }

@@ -259,12 +259,12 @@ func (o *options) showRBAC(ctx context.Context, a *tenantCluster, tokens map[str
 
 // writeKubeconfig writes the kubeconfig alice would download for A.
 func (o *options) writeKubeconfig(a *tenantCluster, dex *localenv.Dex) error {
-	data, err := oidc.KubeconfigYAML(oidc.KubeconfigSpec{Cluster: a.Cluster, Server: a.api.URL, CertificateAuthority: a.api.CAPEM,
+	kc, err := oidc.RenderKubeconfig(oidc.KubeconfigSpec{Cluster: a.Cluster, Server: a.api.URL, CertificateAuthority: a.api.CAPEM,
 		IssuerURL: dex.IssuerURL, IssuerCertificateAuthority: dex.CAPEM})
 	if err != nil {
 		return err
 	}
-	path, err := o.writeFile(a.Namespace+"-oidc.kubeconfig", data)
+	path, err := o.writeFile(a.Namespace+"-oidc.kubeconfig", kc.YAML)
 	if err != nil {
 		return err
 	}

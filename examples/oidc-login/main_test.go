@@ -49,7 +49,7 @@ func TestRemote(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	p := cozystacktest.NewPlatformT(t, env.RESTConfig(), cozystacktest.PlatformConfig{OIDCEnabled: true})
-	k := tenant.NewKubernetes(ref.RootNamespace, "prod", tenant.KubernetesSpec{OIDC: tenant.OIDC{
+	k := tenant.NewKubernetes(ref.Cluster{Namespace: ref.RootNamespace, Name: "prod"}, tenant.KubernetesSpec{OIDC: tenant.OIDC{
 		Mode:  tenant.OIDCSystem,
 		Users: []tenant.OIDCUser{{Email: "alice@example.org", Role: tenant.RoleAdmin}, {Email: "bob@example.org", Role: tenant.RoleView}},
 	}})

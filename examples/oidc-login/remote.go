@@ -106,11 +106,11 @@ func (o *options) renderKubeconfig(ctx context.Context, cl *cozystack.Cluster, a
 	if err != nil {
 		return remoteErr(err)
 	}
-	data, err := oidc.KubeconfigYAML(spec)
+	kc, err := oidc.RenderKubeconfig(spec)
 	if err != nil {
 		return err
 	}
-	return add("OIDC kubeconfig", spec.Cluster.OIDCKubeconfigSecret(), "oidc.kubeconfig", data)
+	return add("OIDC kubeconfig", spec.Cluster.OIDCKubeconfigSecret(), "oidc.kubeconfig", kc.YAML)
 }
 
 // planRBAC compares the users' bindings with the tenant cluster's, when it

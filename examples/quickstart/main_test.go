@@ -65,7 +65,7 @@ func TestQuickstartRemote(t *testing.T) {
 
 	spec := clusterSpec("alice@example.org")
 	spec.OIDC.Users = append(spec.OIDC.Users, tenant.OIDCUser{Email: "bob@example.org", Role: tenant.RoleView})
-	k, err := p.Client().ApplyKubernetes(ctx, tenant.NewKubernetes(ref.RootNamespace, "prod", spec))
+	k, err := p.Client().ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: ref.RootNamespace, Name: "prod"}, spec))
 	require.NoError(t, err)
 	// A field from a newer Cozystack: read, listed, not a failure.
 	dyn := dynamic.NewForConfigOrDie(env.RESTConfig())

@@ -94,7 +94,7 @@ func (r *remote) tenant(ctx context.Context) (string, error) {
 		{"ready", fmt.Sprint(k.Status.Ready())},
 		{"fields tenantkit does not know", orNone(strings.Join(k.UnknownFields(), ", "))},
 	})
-	if err := k.Validate(p); err != nil {
+	if _, err := k.Check(p); err != nil {
 		return "", fmt.Errorf("the chart would refuse it: %w", err)
 	}
 	return fmt.Sprintf("%s read; the chart's checks pass on its platform", c), nil
@@ -130,7 +130,7 @@ func (r *remote) oidc(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := oidc.Kubeconfig(ks); err != nil {
+	if _, err := oidc.RenderKubeconfig(ks); err != nil {
 		return "", err
 	}
 	clientID := ks.ClientID

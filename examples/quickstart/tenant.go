@@ -55,7 +55,7 @@ func (w *world) tenants(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		k, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ns, "prod", clusterSpec(tn.user))) // validated first
+		k, err := c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: ns, Name: "prod"}, clusterSpec(tn.user))) // validated first
 		if err != nil {
 			return "", err
 		}
@@ -67,7 +67,7 @@ func (w *world) tenants(ctx context.Context) (string, error) {
 	}
 	bad := clusterSpec(tenants[0].user)
 	bad.Addons.GPUOperator.Enabled = false
-	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(w.clusters[0].Ref().Namespace, "broken", bad))
+	_, err = c.ApplyKubernetes(ctx, tenant.NewKubernetes(ref.Cluster{Namespace: w.clusters[0].Ref().Namespace, Name: "broken"}, bad))
 	if !errors.Is(err, tenant.ErrHAMiRequiresGPUOperator) {
 		return "", fmt.Errorf("HAMi without the GPU Operator: want the chart's refusal, got %v", err)
 	}

@@ -9,7 +9,7 @@
 //		JWT:        oidc.JWTAuthenticator(cluster, iss.URL(), iss.CAPEM()),
 //		HTTPClient: iss.Client(),
 //	})
-//	token := iss.SignT(t, iss.Claims(cluster.ClientID(), "alice@example.org", "tenant-acme-admin"))
+//	token := oidctest.SignT(t, iss.Key(), iss.Claims(cluster.ClientID(), "alice@example.org", "tenant-acme-admin"))
 //	user, err := v.Verify(ctx, token)
 //
 // Keys rotate with RotateKey and disappear with RemoveKey; PublishKey
@@ -23,10 +23,13 @@
 // crit), SignBytes any signing input, and GenerateWeakRSAKey makes the
 // short RSA keys Go's crypto/rsa refuses.
 //
+// A token is signed one way: with a Key, the issuer's current one
+// (Issuer.Key) or any other (GenerateKey): Key.Sign, or SignT in a test.
+//
 // Every helper comes in two forms: X returns an error and takes no
-// testing.TB (Start, GenerateKey, Issuer.Sign, SignHMAC, ...); XT takes a
+// testing.TB (Start, GenerateKey, Key.Sign, SignHMAC, ...); XT takes a
 // testing.TB first, fails the test on error and stops what it started when
-// the test ends (StartT, GenerateKeyT, Issuer.SignT, SignHMACT, ...). They
+// the test ends (StartT, GenerateKeyT, SignT, SignHMACT, ...). They
 // never panic. For a real IdP (login flows, refresh tokens) use dex through the
 // local environment (package localenv).
 package oidctest

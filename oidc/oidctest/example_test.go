@@ -14,7 +14,7 @@ import (
 // Mint the tokens a test needs, valid and not, and watch a Verifier refuse
 // the bad ones for the right reason.
 func ExampleIssuer() {
-	iss, err := oidctest.Start(oidctest.Config{Algorithm: "ES256"})
+	iss, err := oidctest.Start(oidctest.Config{Algorithm: oidc.ES256})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -30,11 +30,11 @@ func ExampleIssuer() {
 
 	claims := iss.Claims(c.ClientID(), "alice@example.org", "tenant-acme-view")
 	claims["exp"] = time.Now().Add(-time.Minute).Unix()
-	expired, _ := iss.Sign(claims)
+	expired, _ := iss.Key().Sign(claims)
 	_, err = v.Verify(context.Background(), expired)
 	fmt.Println(errors.Is(err, oidc.ErrExpired))
 
-	stranger, _ := oidctest.GenerateKey("ES256") // not in the issuer's JWKS
+	stranger, _ := oidctest.GenerateKey(oidc.ES256) // not in the issuer's JWKS
 	forged, _ := stranger.Sign(iss.Claims(c.ClientID(), "alice@example.org", "tenant-acme-view"))
 	_, err = v.Verify(context.Background(), forged)
 	fmt.Println(errors.Is(err, oidc.ErrUnknownKey))

@@ -17,36 +17,42 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/cozystack/tenantkit/oidc"
 )
 
 // Key is a signing key of the issuer.
 type Key struct {
 	// ID is the kid published in the JWKS and set in token headers.
 	ID string
-	// Algorithm is the JWS algorithm, for example jose.RS256.
-	Algorithm jose.SignatureAlgorithm
+	// Algorithm is the JWS algorithm, for example oidc.RS256.
+	Algorithm oidc.Algorithm
 	// Private is the private key.
 	Private crypto.Signer
 }
 
-// Public returns the key's public JWK.
-func (k Key) Public() jose.JSONWebKey {
+// Public returns the key's public half, as a Verifier without an issuer
+// takes it (oidc.VerifierConfig.Keys).
+func (k Key) Public() oidc.PublicKey { return oidc.PublicKey{ID: k.ID, Key: k.Private.Public()} }
+
+// jwk returns the key's public JWK, as the JWKS publishes it.
+func (k Key) jwk() jose.JSONWebKey {
 	return jose.JSONWebKey{Key: k.Private.Public(), KeyID: k.ID, Algorithm: string(k.Algorithm), Use: "sig"}
 }
 
 // GenerateKey generates a key for alg (RS256/384/512 and PS256/384/512:
 // RSA 2048; ES256/384/512: the matching curve) with a fresh key ID.
-func GenerateKey(alg jose.SignatureAlgorithm) (Key, error) {
+func GenerateKey(alg oidc.Algorithm) (Key, error) {
 	var priv crypto.Signer
 	var err error
 	switch alg {
-	case jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512:
+	case oidc.RS256, oidc.RS384, oidc.RS512, oidc.PS256, oidc.PS384, oidc.PS512:
 		priv, err = rsa.GenerateKey(rand.Reader, 2048)
-	case jose.ES256:
+	case oidc.ES256:
 		priv, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	case jose.ES384:
+	case oidc.ES384:
 		priv, err = ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
-	case jose.ES512:
+	case oidc.ES512:
 		priv, err = ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
 	default:
 		return Key{}, fmt.Errorf("oidctest: no key type for algorithm %q", alg)
@@ -58,7 +64,7 @@ func GenerateKey(alg jose.SignatureAlgorithm) (Key, error) {
 }
 
 // GenerateKeyT is GenerateKey for tests: it fails the test on error.
-func GenerateKeyT(t testing.TB, alg jose.SignatureAlgorithm) Key {
+func GenerateKeyT(t testing.TB, alg oidc.Algorithm) Key {
 	t.Helper()
 	k, err := GenerateKey(alg)
 	if err != nil {
@@ -73,7 +79,7 @@ var keySeq atomic.Int64
 // server's root URL.
 type Config struct {
 	// Algorithm of the first signing key. Default RS256.
-	Algorithm jose.SignatureAlgorithm
+	Algorithm oidc.Algorithm
 	// Path is appended to the server URL to form the issuer URL, for
 	// example "/realms/cozy". Default: none.
 	Path string
@@ -102,7 +108,7 @@ type Issuer struct {
 // Start starts an issuer; Close stops it. Tests use StartT.
 func Start(cfg Config) (*Issuer, error) {
 	if cfg.Algorithm == "" {
-		cfg.Algorithm = jose.RS256
+		cfg.Algorithm = oidc.RS256
 	}
 	if cfg.CacheControl == "" {
 		cfg.CacheControl = "max-age=600"
@@ -239,16 +245,26 @@ func (iss *Issuer) JWKSFetches() int { return int(iss.fetches.Load()) }
 // ones too).
 func (iss *Issuer) DiscoveryFetches() int { return int(iss.discovered.Load()) }
 
-// JWKS returns the published public keys.
-func (iss *Issuer) JWKS() jose.JSONWebKeySet {
+// PublicKeys returns the published public keys, as a Verifier without an
+// issuer takes them (oidc.VerifierConfig.Keys).
+func (iss *Issuer) PublicKeys() []oidc.PublicKey {
+	var out []oidc.PublicKey
+	for _, k := range iss.publishedJWKs() {
+		out = append(out, oidc.PublicKey{ID: k.KeyID, Key: k.Key})
+	}
+	return out
+}
+
+// publishedJWKs returns the published keys as JWKs.
+func (iss *Issuer) publishedJWKs() []jose.JSONWebKey {
 	iss.mu.Lock()
 	defer iss.mu.Unlock()
-	set := jose.JSONWebKeySet{}
+	var set []jose.JSONWebKey
 	for _, k := range iss.keys {
-		set.Keys = append(set.Keys, k.Public())
+		set = append(set, k.jwk())
 	}
 	for _, k := range iss.published {
-		set.Keys = append(set.Keys, k.Public())
+		set = append(set, k.jwk())
 	}
 	return set
 }
@@ -289,9 +305,9 @@ func (iss *Issuer) jwks(w http.ResponseWriter, _ *http.Request) {
 	if cc != "-" {
 		w.Header().Set("Cache-Control", cc)
 	}
-	set := iss.JWKS()
-	keys := make([]json.RawMessage, 0, len(set.Keys))
-	for _, k := range set.Keys {
+	set := iss.publishedJWKs()
+	keys := make([]json.RawMessage, 0, len(set))
+	for _, k := range set {
 		raw, err := k.MarshalJSON()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -328,15 +344,4 @@ func (iss *Issuer) Claims(audience string, email string, groups ...string) map[s
 		c["groups"] = groups
 	}
 	return c
-}
-
-// SignT is Sign for tests: it fails the test on error.
-func (iss *Issuer) SignT(t testing.TB, claims map[string]any) string {
-	t.Helper()
-	return SignT(t, iss.Key(), claims)
-}
-
-// Sign signs claims with the current key and returns a compact JWS.
-func (iss *Issuer) Sign(claims map[string]any) (string, error) {
-	return iss.Key().Sign(claims)
 }

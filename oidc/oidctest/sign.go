@@ -53,7 +53,7 @@ func (k Key) SignWithHeaders(headers map[string]any, payload []byte) (string, er
 	for name, v := range headers {
 		opts = opts.WithHeader(jose.HeaderKey(name), v)
 	}
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Algorithm, Key: jwk}, opts)
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(k.Algorithm), Key: jwk}, opts)
 	if err != nil {
 		return "", fmt.Errorf("oidctest: new signer: %w", err)
 	}
@@ -140,7 +140,7 @@ func UnsignedT(t testing.TB, claims map[string]any) string {
 func (k Key) SignRaw(header, payload []byte) (string, error) {
 	enc := base64.RawURLEncoding
 	input := enc.EncodeToString(header) + "." + enc.EncodeToString(payload)
-	sig, err := k.signInput(headerAlg(header, k.Algorithm), []byte(input))
+	sig, err := k.signInput(headerAlg(header, jose.SignatureAlgorithm(k.Algorithm)), []byte(input))
 	if err != nil {
 		return "", err
 	}
@@ -160,7 +160,9 @@ func SignRawT(t testing.TB, k Key, header, payload []byte) string {
 // SignBytes signs arbitrary bytes (a JWS signing input a test builds
 // itself, such as one with an unencoded payload) with k.Algorithm and
 // returns the raw signature.
-func (k Key) SignBytes(input []byte) ([]byte, error) { return k.signInput(k.Algorithm, input) }
+func (k Key) SignBytes(input []byte) ([]byte, error) {
+	return k.signInput(jose.SignatureAlgorithm(k.Algorithm), input)
+}
 
 // headerAlg is the last alg in header that fits the key, else def.
 func headerAlg(header []byte, def jose.SignatureAlgorithm) jose.SignatureAlgorithm {

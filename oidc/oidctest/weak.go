@@ -9,7 +9,7 @@ import (
 	"math/big"
 	"testing"
 
-	jose "github.com/go-jose/go-jose/v4"
+	"github.com/cozystack/tenantkit/oidc"
 )
 
 // GenerateWeakRSAKey generates an RS256 key of bits bits (for example
@@ -37,7 +37,7 @@ func GenerateWeakRSAKey(bits int) (Key, error) {
 			continue
 		}
 		priv := &weakRSA{pub: rsa.PublicKey{N: n, E: int(e.Int64())}, d: d}
-		return Key{ID: fmt.Sprintf("weak-RS256-%d", keySeq.Add(1)), Algorithm: jose.RS256, Private: priv}, nil
+		return Key{ID: fmt.Sprintf("weak-RS256-%d", keySeq.Add(1)), Algorithm: oidc.RS256, Private: priv}, nil
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	jose "github.com/go-jose/go-jose/v4"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
@@ -50,4 +49,4 @@ func newVerifierWith(t testing.TB, iss *oidctest.Issuer, jwt apiserver.JWTAuthen
 	return v
 }
 
-func joseAlg(s string) jose.SignatureAlgorithm { return jose.SignatureAlgorithm(s) }
+func joseAlg(s string) oidc.Algorithm { return oidc.Algorithm(s) }

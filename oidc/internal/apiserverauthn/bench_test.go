@@ -140,7 +140,7 @@ func newBenchImpls(b *testing.B, alg string) []benchImpl {
 	b.Helper()
 	iss := oidctest.StartT(b, oidctest.Config{Algorithm: joseAlg(alg)})
 	jwt := oidc.JWTAuthenticator(acme, iss.URL(), iss.CAPEM())
-	token := iss.SignT(b, iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "devs"))
+	token := oidctest.SignT(b, iss.Key(), iss.Claims(acme.ClientID(), "alice@example.org", "tenant-acme-admin", "devs"))
 	ctx := context.Background()
 	celJWT := jwt
 	celJWT.ClaimValidationRules = slices.Clone(jwt.ClaimValidationRules)

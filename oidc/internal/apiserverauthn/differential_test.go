@@ -134,7 +134,7 @@ func generate(t testing.TB, iss *oidctest.Issuer, n int) []oidctest.Case {
 			claims[name] = v
 
 		}
-		out = append(out, oidctest.Case{Name: fmt.Sprintf("generated %d", i), Token: iss.SignT(t, claims)})
+		out = append(out, oidctest.Case{Name: fmt.Sprintf("generated %d", i), Token: oidctest.SignT(t, iss.Key(), claims)})
 	}
 	return out
 }

@@ -33,7 +33,7 @@ func jwksSeeds(t testing.TB) []string {
 	var out []string
 	for _, alg := range []string{"RS256", "ES256"} {
 		k := oidctest.GenerateKeyT(t, joseAlg(alg))
-		raw, err := k.Public().MarshalJSON()
+		raw, err := josev2.JSONWebKey{Key: k.Private.Public(), KeyID: k.ID, Algorithm: string(k.Algorithm), Use: "sig"}.MarshalJSON()
 		require.NoError(t, err)
 		doc := func(extra ...string) string {
 			return `{"keys":[` + strings.Join(append([]string{string(raw)}, extra...), ",") + `]}`

@@ -156,7 +156,7 @@ func selfSigned(t testing.TB, k oidctest.Key) []byte {
 func jwksTokens(t *testing.T, iss *oidctest.Issuer) []oidctest.Case {
 	k := iss.Key()
 	return []oidctest.Case{
-		{Name: "valid", Token: iss.SignT(t, validClaims(iss))},
+		{Name: "valid", Token: oidctest.SignT(t, iss.Key(), validClaims(iss))},
 		{Name: "valid without kid", Token: oidctest.SignT(t, oidctest.Key{Algorithm: k.Algorithm, Private: k.Private}, validClaims(iss))},
 		{Name: "unknown kid", Token: oidctest.SignT(t, oidctest.GenerateKeyT(t, k.Algorithm), validClaims(iss))},
 		{Name: "stranger without kid", Token: oidctest.SignT(t, oidctest.Key{Algorithm: k.Algorithm, Private: oidctest.GenerateKeyT(t, k.Algorithm).Private}, validClaims(iss))},
@@ -245,7 +245,7 @@ func rawHeaderTokens(t *testing.T, iss *oidctest.Issuer) []oidctest.Case {
 		require.NoError(t, err)
 		out = append(out, oidctest.Case{Name: "header " + name, Token: enc.EncodeToString([]byte(h)) + "." + enc.EncodeToString(payload) + "." + enc.EncodeToString(sig)})
 	}
-	good := iss.SignT(t, validClaims(iss))
+	good := oidctest.SignT(t, iss.Key(), validClaims(iss))
 	parts := strings.Split(good, ".")
 	out = append(out,
 		oidctest.Case{Name: "newline inside the header part", Token: parts[0][:5] + "\n" + parts[0][5:] + "." + parts[1] + "." + parts[2]},

@@ -32,7 +32,7 @@ func TestDifferentialDiscovery(t *testing.T) {
 	ours := newVerifierWith(t, iss, jwt, func(c *oidc.VerifierConfig) {
 		c.BackgroundDiscovery, c.DiscoveryRetryInterval = true, time.Second
 	})
-	tok := oidctest.Case{Name: "while down", Token: iss.SignT(t, validClaims(iss))}
+	tok := oidctest.Case{Name: "while down", Token: oidctest.SignT(t, iss.Key(), validClaims(iss))}
 	var tl tally
 	tl.add(t, theirs, ours, tok)
 	_, err = ours.Verify(context.Background(), tok.Token)
@@ -84,7 +84,7 @@ func TestSkipInvalidKeysIsASwitchableDifference(t *testing.T) {
 	theirs := newAPIServerAuthenticator(t, iss, jwt)
 	strict := newVerifier(t, iss, jwt)
 	skipping := newVerifierWith(t, iss, jwt, func(c *oidc.VerifierConfig) { c.SkipInvalidKeys = true })
-	tok := iss.SignT(t, validClaims(iss))
+	tok := oidctest.SignT(t, iss.Key(), validClaims(iss))
 
 	_, ok, err := theirs.AuthenticateToken(context.Background(), tok)
 	require.False(t, ok)
