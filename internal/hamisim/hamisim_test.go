@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/cozystack/tenantkit/gpushare"
+	"github.com/cozystack/tenantkit/gpushare/live"
 	"github.com/cozystack/tenantkit/internal/hamisim"
 )
 
@@ -29,9 +30,9 @@ func TestBind(t *testing.T) {
 	defer cancel()
 	cs := fake.NewClientset()
 	require.NoError(t, hamisim.RegisterNode(ctx, cs, "gpu-1", hamisim.GPUs("t4", 2, "NVIDIA-Tesla T4", 15360)))
-	l, err := gpushare.NewLedger(gpushare.Config{Client: cs})
+	l, err := gpushare.NewLedger(gpushare.Config{})
 	require.NoError(t, err)
-	require.NoError(t, l.Start(ctx))
+	require.NoError(t, live.Watch(ctx, cs, l))
 
 	p, err := hamisim.Bind(ctx, cs, l, gpuPod("a", 10000))
 	require.NoError(t, err)
