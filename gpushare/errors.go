@@ -83,6 +83,7 @@ type AnnotationError struct {
 	Reason string
 }
 
+// Error describes the failure in one line.
 func (e *AnnotationError) Error() string {
 	return fmt.Sprintf("%s: %s (value %q)", e.Key, e.Reason, clip(e.Value, 80))
 }
@@ -103,6 +104,7 @@ type RequestError struct {
 	Reason string
 }
 
+// Error describes the failure in one line.
 func (e *RequestError) Error() string {
 	where := e.Pod
 	if e.Container != "" {
