@@ -65,8 +65,14 @@ func TestDependencies(t *testing.T) {
 		{"tenant/tenanttest", []string{"ref", "tenant"}, 300, []string{"k8s.io/client-go"}},
 		// oidc: 714 packages (client-go for RBAC, the apiserver's CEL).
 		{"oidc", []string{"ref", "tenant"}, 790, []string{"github.com/aws", "go.etcd.io", "k8s.io/kubernetes"}},
-		// gpushare: 715 packages (client-go informers).
-		{"gpushare", nil, 790, []string{"github.com/aws", "go.etcd.io", "github.com/NVIDIA/go-nvml", "github.com/google/cel-go"}},
+		// gpushare: 270 packages, pure computation over k8s.io/api (715
+		// before the informers moved to gpushare/live).
+		{"gpushare", nil, 300, []string{"k8s.io/client-go", "github.com/aws", "go.etcd.io", "github.com/NVIDIA/go-nvml", "github.com/google/cel-go"}},
+		// gpushare/discovery: 273 packages (go-nvml adds 3).
+		{"gpushare/discovery", []string{"gpushare"}, 300, []string{"k8s.io/client-go", "github.com/aws", "go.etcd.io"}},
+		{"gpushare/gpusharetest", []string{"gpushare"}, 300, []string{"k8s.io/client-go", "github.com/NVIDIA/go-nvml"}},
+		// gpushare/live: 716 packages (client-go informers).
+		{"gpushare/live", []string{"gpushare"}, 790, []string{"github.com/aws", "go.etcd.io", "github.com/NVIDIA/go-nvml", "github.com/google/cel-go"}},
 		// backup: 652 packages.
 		{"backup", nil, 720, []string{"go.etcd.io", "github.com/google/cel-go", "k8s.io/kubernetes"}},
 		// etcdrelocate: 714 packages.

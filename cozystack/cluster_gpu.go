@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cozystack/tenantkit/gpushare"
+	"github.com/cozystack/tenantkit/gpushare/live"
 	"github.com/cozystack/tenantkit/tenant"
 )
 
@@ -65,12 +66,11 @@ func (cl *Cluster) GPULedger(ctx context.Context, cfg gpushare.Config) (*gpushar
 	if err != nil {
 		return nil, err
 	}
-	cfg.Client = cs
 	l, err := gpushare.NewLedger(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := l.Start(ctx); err != nil {
+	if err := live.Watch(ctx, cs, l); err != nil {
 		return nil, fmt.Errorf("GPU ledger of %s: %w", cl.ref, err)
 	}
 	return l, nil

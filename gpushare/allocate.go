@@ -60,6 +60,7 @@ type AllocationError struct {
 	Used, Share Amount
 }
 
+// Error describes the failure in one line.
 func (e *AllocationError) Error() string {
 	return fmt.Sprintf("allocate %s on %s: container %d: GPU %s: %s (share %d MiB, %d cores; GPU has %d slots, %d MiB, %d cores in use)",
 		e.Pod, e.Node, e.Container, e.GPU, e.Reason, e.Share.MemoryMiB, e.Share.Cores, e.Used.Slots, e.Used.MemoryMiB, e.Used.Cores)

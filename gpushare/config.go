@@ -3,8 +3,6 @@ package gpushare
 import (
 	"fmt"
 	"log/slog"
-
-	"k8s.io/client-go/kubernetes"
 )
 
 // ResourceNames are the extended resource names HAMi is configured with.
@@ -70,11 +68,6 @@ type Config struct {
 	// allocation entry and fits init containers in sequence with the app
 	// containers, as HAMi v2.9 and earlier count.
 	CollapseInitContainers bool
-
-	// Client is the cluster Start reads Nodes and Pods from. A ledger fed
-	// by hand (Load, SetNode, SetPod) needs none; NewLedgerForConfig fills
-	// it from a rest.Config.
-	Client kubernetes.Interface
 
 	// Logger receives debug logs of the ledger; nil discards them.
 	Logger *slog.Logger

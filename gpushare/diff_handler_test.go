@@ -76,7 +76,7 @@ func TestDifferentialPodHandler(t *testing.T) {
 			}
 			switch rng.IntN(8) {
 			case 0:
-				pod.DeletionTimestamp = &metav1.Time{Time: gpusharetest.Epoch}
+				pod.DeletionTimestamp = &metav1.Time{Time: gpusharetest.Epoch()}
 			case 1, 2:
 				for _, c := range pod.Spec.InitContainers {
 					pod.Status.InitContainerStatuses = append(pod.Status.InitContainerStatuses, corev1.ContainerStatus{Name: c.Name,

@@ -188,7 +188,7 @@ func (w *world) decide(t *testing.T, tl *tally, req gpushare.PodRequest) bool {
 		}
 		raw := hamiref.Encode(refNode, r.Containers)
 		if ok[2] {
-			if got := pl.Annotations(gpusharetest.Epoch)[gpushare.AnnotationAllocated]; got != raw {
+			if got := pl.Annotations(gpusharetest.Epoch())[gpushare.AnnotationAllocated]; got != raw {
 				ok[2] = false
 				why = append(why, fmt.Sprintf("writes %q, HAMi %q", got, raw))
 			}

@@ -136,7 +136,7 @@ func (t *tally) add(o *tally) {
 // cordons, core scaling, a few types without "NVIDIA", and registration
 // orders that are not index order.
 func randomNodes(rng *rand.Rand) []diffNode {
-	models := gpusharetest.Models
+	models := gpusharetest.Models()
 	nodes := make([]diffNode, 2+rng.IntN(4))
 	for i := range nodes {
 		m := models[rng.IntN(len(models))]

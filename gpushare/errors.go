@@ -58,13 +58,6 @@ var (
 	// for the pod.
 	ErrPodExists = errors.New("gpushare: pod already allocated")
 
-	// ErrAlreadyStarted is returned when Start is called twice on one
-	// ledger.
-	ErrAlreadyStarted = errors.New("gpushare: ledger already started")
-
-	// ErrNoClient is returned by Start when Config.Client is nil.
-	ErrNoClient = errors.New("gpushare: no Kubernetes client in Config.Client")
-
 	// ErrInvalidConfig is returned when a Config, addon setting or plugin
 	// setting is out of range.
 	ErrInvalidConfig = errors.New("gpushare: invalid configuration")
@@ -90,6 +83,7 @@ type AnnotationError struct {
 	Reason string
 }
 
+// Error describes the failure in one line.
 func (e *AnnotationError) Error() string {
 	return fmt.Sprintf("%s: %s (value %q)", e.Key, e.Reason, clip(e.Value, 80))
 }
@@ -110,6 +104,7 @@ type RequestError struct {
 	Reason string
 }
 
+// Error describes the failure in one line.
 func (e *RequestError) Error() string {
 	where := e.Pod
 	if e.Container != "" {

@@ -3,6 +3,7 @@ package gpushare_test
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -151,4 +152,33 @@ func ExampleNewPodRequest_bentAsHAMi() {
 	// <nil> 100
 	// warning: nvidia.com/gpucores
 	// true nvidia.com/gpucores
+}
+
+// A scheduler extender decides in one call (Fit, at filter time) and
+// commits in another (Allocate, at bind time). Allocate checks every
+// per-GPU rule again: a placement that went stale meanwhile is refused and
+// the ledger is left unchanged.
+func ExampleLedger_Allocate() {
+	l, _ := gpushare.NewLedger(gpushare.Config{})
+	_ = l.SetNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Annotations: map[string]string{
+		gpushare.AnnotationRegister: `[{"id":"GPU-a","count":10,"devmem":15360,"devcore":100,"type":"NVIDIA-Tesla T4","mode":"hami-core","health":true}]`,
+	}}})
+	ask := func(name string) gpushare.PodRequest {
+		return gpushare.PodRequest{Namespace: "ml", Name: name,
+			Containers: []gpushare.ContainerRequest{{Name: "main", Count: 1, MemoryMiB: 10000}}}
+	}
+	first, _ := l.Fit(ask("first"))
+	second, _ := l.Fit(ask("second")) // decided before first is committed
+
+	// Later, at bind time:
+	fmt.Println(l.Allocate(first))
+	err := l.Allocate(second)
+	fmt.Println(errors.Is(err, gpushare.ErrOverAllocation))
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "first"}}
+	pod.Annotations = first.Annotations(time.Date(2026, 8, 21, 10, 0, 0, 0, time.UTC)) // as HAMi's scheduler writes them
+	fmt.Println(pod.Annotations[gpushare.AnnotationAllocated])
+	// Output:
+	// <nil>
+	// true
+	// GPU-a,NVIDIA,10000,0:;
 }

@@ -13,20 +13,42 @@ type Reason string
 
 // Reasons, in the order HAMi checks them.
 const (
-	ReasonCardNotHealth                     Reason = "CardNotHealth"
-	ReasonCardCordoned                      Reason = "CardCordoned"
-	ReasonCardTypeMismatch                  Reason = "CardTypeMismatch"
-	ReasonNUMANotFit                        Reason = "NumaNotFit"
-	ReasonCardUUIDMismatch                  Reason = "CardUuidMismatch"
-	ReasonCardTimeSlicingExhausted          Reason = "CardTimeSlicingExhausted"
-	ReasonExclusiveDeviceAllocateConflict   Reason = "ExclusiveDeviceAllocateConflict"
-	ReasonCardInsufficientMemory            Reason = "CardInsufficientMemory"
-	ReasonCardInsufficientCore              Reason = "CardInsufficientCore"
-	ReasonCardComputeUnitsExhausted         Reason = "CardComputeUnitsExhausted"
-	ReasonCardMIGUnsupported                Reason = "CardMigUnsupported"
-	ReasonNodeInsufficientDevice            Reason = "NodeInsufficientDevice"
+	// ReasonCardNotHealth: the GPU is registered unhealthy.
+	ReasonCardNotHealth Reason = "CardNotHealth"
+	// ReasonCardCordoned: the GPU is listed in hami.io/device-cordon.
+	ReasonCardCordoned Reason = "CardCordoned"
+	// ReasonCardTypeMismatch: the GPU's type or vgpu mode is not one the
+	// pod's type selectors allow.
+	ReasonCardTypeMismatch Reason = "CardTypeMismatch"
+	// ReasonNUMANotFit: numa-bind gave the GPU up: its NUMA node cannot hold
+	// the whole container.
+	ReasonNUMANotFit Reason = "NumaNotFit"
+	// ReasonCardUUIDMismatch: the pod's UUID selectors exclude the GPU.
+	ReasonCardUUIDMismatch Reason = "CardUuidMismatch"
+	// ReasonCardTimeSlicingExhausted: all the GPU's slots are used.
+	ReasonCardTimeSlicingExhausted Reason = "CardTimeSlicingExhausted"
+	// ReasonExclusiveDeviceAllocateConflict: an exclusive request (100 cores,
+	// or the mutex policy) needs an idle GPU.
+	ReasonExclusiveDeviceAllocateConflict Reason = "ExclusiveDeviceAllocateConflict"
+	// ReasonCardInsufficientMemory: the GPU has less free memory than asked.
+	ReasonCardInsufficientMemory Reason = "CardInsufficientMemory"
+	// ReasonCardInsufficientCore: the GPU has fewer free cores than asked.
+	ReasonCardInsufficientCore Reason = "CardInsufficientCore"
+	// ReasonCardComputeUnitsExhausted: a 0-core share cannot join a GPU whose
+	// cores are all allocated.
+	ReasonCardComputeUnitsExhausted Reason = "CardComputeUnitsExhausted"
+	// ReasonCardMIGUnsupported: the GPU is in MIG mode, which gpushare counts
+	// but never chooses.
+	ReasonCardMIGUnsupported Reason = "CardMigUnsupported"
+	// ReasonNodeInsufficientDevice: the node registers fewer NVIDIA GPUs than
+	// the container asks.
+	ReasonNodeInsufficientDevice Reason = "NodeInsufficientDevice"
+	// ReasonAllocatedCardsInsufficientRequest: fewer of the node's GPUs
+	// passed the checks than the container asks; its GPUs say why.
 	ReasonAllocatedCardsInsufficientRequest Reason = "AllocatedCardsInsufficientRequest"
-	ReasonNodeNotRegistered                 Reason = "NodeNotRegistered"
+	// ReasonNodeNotRegistered: the node registers no GPU, or its
+	// registration cannot be read.
+	ReasonNodeNotRegistered Reason = "NodeNotRegistered"
 	// ReasonDuplicateGPU is Allocate's: a placement names one GPU twice
 	// for one container, which HAMi's Fit never does.
 	ReasonDuplicateGPU Reason = "DuplicateGPU"

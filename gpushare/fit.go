@@ -65,7 +65,7 @@ func (l *Ledger) compile(req *PodRequest) (plan, error) {
 	}
 	p.ord = newGPUOrder(&p.gpu, p.numaBind)
 	if p.weights == (Weights{}) {
-		p.weights = DefaultWeights
+		p.weights = DefaultWeights()
 	}
 	for i := range req.Containers {
 		c := &req.Containers[i]

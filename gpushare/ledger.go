@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -13,7 +12,7 @@ import (
 // Ledger is the cluster's GPU accounting as HAMi's scheduler sees it: per
 // GPU, node and namespace, what is registered, allocated and free, and which
 // pods hold what. It is built from Node and Pod objects (SetNode, SetPod,
-// Load), kept current from informers (Start), and answers Fit, Place and
+// Load), kept current from a cluster by package live, and answers Fit, Place and
 // WhatIf. Allocations it makes itself (Allocate, Place) never exceed a GPU's
 // capacity. A Ledger is safe for concurrent use.
 type Ledger struct {
@@ -26,8 +25,6 @@ type Ledger struct {
 	problems map[string]*ObjectError
 	index    nodeIndex
 	bulk     bool
-
-	started atomic.Bool
 }
 
 // gpu is one registered GPU and its usage.

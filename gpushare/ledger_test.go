@@ -21,7 +21,7 @@ func TestLedgerCountingRules(t *testing.T) {
 	terminating := pod("terminating", 2000)
 	require.NoError(t, l.SetPod(terminating)) // seen before it began terminating
 	terminating = terminating.DeepCopy()
-	terminating.DeletionTimestamp = &metav1.Time{Time: gpusharetest.Epoch}
+	terminating.DeletionTimestamp = &metav1.Time{Time: gpusharetest.Epoch()}
 	pending := pod("pending", 4000)
 	pending.Status.Phase = corev1.PodPending
 	succeeded := pod("succeeded", 8000)
@@ -40,7 +40,7 @@ func TestLedgerCountingRules(t *testing.T) {
 	// A pod first seen terminating is not counted, as HAMi's onAddPod
 	// does (UpdatePod on an unknown pod), and said so.
 	late := pod("late", 64000)
-	late.DeletionTimestamp = &metav1.Time{Time: gpusharetest.Epoch}
+	late.DeletionTimestamp = &metav1.Time{Time: gpusharetest.Epoch()}
 	require.ErrorIs(t, l.SetPod(late), gpushare.ErrTerminatingUnseen)
 	require.Equal(t, gpushare.DropTerminatingUnseen, l.Problems()["pod/held/late"].Reason)
 	l.DeletePod("held", "late")

@@ -32,11 +32,11 @@ func TestScoresWorkedExample(t *testing.T) {
 	card := gpushare.Amount{Slots: 10, MemoryMiB: 81920, Cores: 100}
 	used := gpushare.Amount{Slots: 2, MemoryMiB: 30000, Cores: 30}
 	req := gpushare.Amount{Slots: 1, MemoryMiB: 16000, Cores: 20}
-	require.InDelta(t, 13.62, gpushare.DeviceScore(card, used, req, gpushare.DefaultWeights), 0.005)
-	require.InDelta(t, 4.95, gpushare.DeviceScore(card, gpushare.Amount{}, req, gpushare.DefaultWeights), 0.005)
+	require.InDelta(t, 13.62, gpushare.DeviceScore(card, used, req, gpushare.DefaultWeights()), 0.005)
+	require.InDelta(t, 4.95, gpushare.DeviceScore(card, gpushare.Amount{}, req, gpushare.DefaultWeights()), 0.005)
 	require.InDelta(t, 4.33, gpushare.NodeScore(card.Add(card), used), 0.005)
 	require.Zero(t, gpushare.NodeScore(card.Add(card), gpushare.Amount{}))
-	require.Zero(t, gpushare.DeviceScore(gpushare.Amount{Slots: 10}, used, req, gpushare.DefaultWeights))
+	require.Zero(t, gpushare.DeviceScore(gpushare.Amount{Slots: 10}, used, req, gpushare.DefaultWeights()))
 	// Weights: memory only.
 	require.InDelta(t, 10*30000.0/81920, gpushare.DeviceScore(card, used, gpushare.Amount{}, gpushare.Weights{Memory: 1}), 0.001)
 }

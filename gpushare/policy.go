@@ -147,8 +147,8 @@ type Weights struct {
 	Slot, Core, Memory int32
 }
 
-// DefaultWeights are HAMi's default scoring weights, 1,1,1.
-var DefaultWeights = Weights{Slot: 1, Core: 1, Memory: 1}
+// DefaultWeights returns HAMi's default scoring weights, 1,1,1.
+func DefaultWeights() Weights { return Weights{Slot: 1, Core: 1, Memory: 1} }
 
 // ParseWeights decodes hami.io/device-scoring-weights: exactly the keys
 // slot, core and memory, each once, with non-negative integer values, at

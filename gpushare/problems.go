@@ -47,6 +47,7 @@ type ObjectError struct {
 	Err error
 }
 
+// Error describes the failure in one line.
 func (e *ObjectError) Error() string {
 	kind, name, _ := strings.Cut(e.Object, "/")
 	return kind + " " + name + ": " + e.Err.Error()

@@ -108,7 +108,7 @@ func TestPropertyNeverOverAllocates(t *testing.T) {
 	m := &model{capacity: map[string]gpushare.Amount{}, schedulable: map[string]bool{},
 		used: map[string]gpushare.Amount{}, held: map[string]gpushare.Placement{}}
 	for i := range 12 {
-		devs := gpusharetest.GPUs(fmt.Sprintf("%02d", i), 4, gpusharetest.Models[i%3].Type, gpusharetest.Models[i%3].MemoryMiB)
+		devs := gpusharetest.GPUs(fmt.Sprintf("%02d", i), 4, gpusharetest.Models()[i%3].Type, gpusharetest.Models()[i%3].MemoryMiB)
 		for j := range devs {
 			devs[j].Count = int32(2 + (i+j)%4) // small split counts hit the slot limit often
 			devs[j].Health = (i*4+j)%11 != 0

@@ -55,7 +55,7 @@ type PodRequest struct {
 	NodePolicy NodePolicy
 	// GPUPolicy overrides the Config's GPU policy when set.
 	GPUPolicy GPUPolicy
-	// Weights weigh the GPU score; the zero value means DefaultWeights.
+	// Weights weigh the GPU score; the zero value means DefaultWeights().
 	Weights Weights
 	// Warnings lists what NewPodRequest read as HAMi does but is odd: a
 	// value HAMi clamps, ignores or refuses in its webhook, one per

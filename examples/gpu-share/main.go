@@ -33,6 +33,7 @@ import (
 
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/gpushare"
+	"github.com/cozystack/tenantkit/gpushare/live"
 	"github.com/cozystack/tenantkit/localenv"
 )
 
@@ -127,13 +128,12 @@ func run(ctx context.Context, o *options) error {
 			return err
 		}
 	}
-	cfg.Client = cs
 	ledger, err := gpushare.NewLedger(cfg)
 	if err != nil {
 		return err
 	}
 	step := cli.Step(o.progress, "reading Nodes and Pods through informers")
-	err = ledger.Start(ctx)
+	err = live.Watch(ctx, cs, ledger)
 	step.Done(err)
 	if err != nil {
 		return cli.WithCode(cli.ExitUnavailable, err)

@@ -27,6 +27,7 @@ type NVMLError struct {
 	Err error
 }
 
+// Error describes the failure in one line.
 func (e *NVMLError) Error() string {
 	where := e.Call
 	if e.Device >= 0 {

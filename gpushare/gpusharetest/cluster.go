@@ -23,14 +23,22 @@ type ClusterConfig struct {
 	Seed uint64
 }
 
-// Models are the GPU models Cluster cycles through, by node.
-var Models = []struct {
-	Type      string
+// Model is a GPU model as HAMi's device plugin registers it.
+type Model struct {
+	// Type is the registered type (hami.io/node-nvidia-register's type).
+	Type string
+	// MemoryMiB is the card's memory.
 	MemoryMiB int32
-}{
-	{"NVIDIA A100-SXM4-80GB", 81920},
-	{"NVIDIA L40S", 46068},
-	{"NVIDIA-Tesla T4", 15360},
+}
+
+// Models returns the GPU models Cluster cycles through, by node: an A100
+// 80GB, an L40S and a T4. Each call returns a new slice.
+func Models() []Model {
+	return []Model{
+		{"NVIDIA A100-SXM4-80GB", 81920},
+		{"NVIDIA L40S", 46068},
+		{"NVIDIA-Tesla T4", 15360},
+	}
 }
 
 // ErrClusterTooSmall is returned by Cluster when the pods asked for do not
@@ -55,8 +63,9 @@ func Cluster(cfg ClusterConfig) ([]corev1.Node, []corev1.Pod, error) {
 	nodes := make([]corev1.Node, cfg.Nodes)
 	free := make([][]gpushare.Amount, cfg.Nodes)
 	devs := make([][]gpushare.Device, cfg.Nodes)
+	models := Models()
 	for i := range nodes {
-		m := Models[i%len(Models)]
+		m := models[i%len(models)]
 		devs[i] = GPUs(fmt.Sprintf("%05d", i), cfg.GPUsPerNode, m.Type, m.MemoryMiB)
 		n, err := Node(fmt.Sprintf("node-%05d", i), devs[i]...)
 		if err != nil {

@@ -26,9 +26,9 @@ import (
 	"github.com/cozystack/tenantkit/gpushare"
 )
 
-// Epoch is the decision time AllocatedPod writes in hami.io/vgpu-time, so
-// fixtures are reproducible.
-var Epoch = time.Date(2026, 8, 21, 10, 0, 0, 0, time.UTC)
+// Epoch returns the decision time AllocatedPod writes in hami.io/vgpu-time
+// (2026-08-21 10:00 UTC), so fixtures are reproducible.
+func Epoch() time.Time { return time.Date(2026, 8, 21, 10, 0, 0, 0, time.UTC) }
 
 // GPU returns a healthy hami-core GPU registered with HAMi's chart
 // defaults: 10 slots, 100 cores.
@@ -128,7 +128,7 @@ var ErrIncompletePlacement = errors.New("gpusharetest: placement without node or
 // AllocatedPod returns the pod HAMi's scheduler leaves after deciding p: a
 // container per entry of p.Containers (the first p.InitContainers as init
 // containers, named "init-<i>", the others "main-<i>"), spec.nodeName set,
-// the Filter annotations (at Epoch) with bind-phase success, phase Running.
+// the Filter annotations (at Epoch()) with bind-phase success, phase Running.
 func AllocatedPod(p gpushare.Placement) (*corev1.Pod, error) {
 	if p.Node == "" || p.Name == "" {
 		return nil, fmt.Errorf("%+v: %w", p, ErrIncompletePlacement)
@@ -144,7 +144,7 @@ func AllocatedPod(p gpushare.Placement) (*corev1.Pod, error) {
 			corev1.Container{Name: "main-" + strconv.Itoa(i), Image: "registry.k8s.io/pause:3.10"})
 	}
 	pod.Spec.NodeName = p.Node
-	pod.Annotations = p.Annotations(Epoch)
+	pod.Annotations = p.Annotations(Epoch())
 	pod.Annotations[gpushare.AnnotationBindPhase] = string(gpushare.BindSuccess)
 	pod.Labels = map[string]string{gpushare.AnnotationNode: p.Node}
 	pod.Status.Phase = corev1.PodRunning

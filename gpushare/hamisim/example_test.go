@@ -11,6 +11,7 @@ import (
 
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/gpushare/hamisim"
+	"github.com/cozystack/tenantkit/gpushare/live"
 )
 
 // A node with two A100s registered as HAMi's device plugin would, and a pod
@@ -24,11 +25,11 @@ func ExampleBind() {
 	if err := hamisim.RegisterNode(ctx, cs, "gpu-a100", hamisim.GPUs("a100", 2, "NVIDIA A100-SXM4-80GB", 81920)); err != nil {
 		panic(err)
 	}
-	ledger, err := gpushare.NewLedger(gpushare.Config{Client: cs})
+	ledger, err := gpushare.NewLedger(gpushare.Config{})
 	if err != nil {
 		panic(err)
 	}
-	if err := ledger.Start(ctx); err != nil {
+	if err := live.Watch(ctx, cs, ledger); err != nil {
 		panic(err)
 	}
 	pod := &corev1.Pod{

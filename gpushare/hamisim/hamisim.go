@@ -6,8 +6,8 @@
 // decision as HAMi's scheduler does.
 //
 //	err := hamisim.RegisterNode(ctx, cs, "gpu-a100", hamisim.GPUs("a100", 2, "NVIDIA A100-SXM4-80GB", 81920))
-//	ledger, err := gpushare.NewLedger(gpushare.Config{Client: cs})
-//	err = ledger.Start(ctx)
+//	ledger, err := gpushare.NewLedger(gpushare.Config{})
+//	err = live.Watch(ctx, cs, ledger)
 //	placement, err := hamisim.Bind(ctx, cs, ledger, pod)
 //
 // Nothing runs: pods are API objects marked Running, as the kubelet would

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/gpushare/hamisim"
+	"github.com/cozystack/tenantkit/gpushare/live"
 )
 
 func gpuPod(name string, memMiB int64) *corev1.Pod {
@@ -29,9 +30,9 @@ func TestBind(t *testing.T) {
 	defer cancel()
 	cs := fake.NewClientset()
 	require.NoError(t, hamisim.RegisterNode(ctx, cs, "gpu-1", hamisim.GPUs("t4", 2, "NVIDIA-Tesla T4", 15360)))
-	l, err := gpushare.NewLedger(gpushare.Config{Client: cs})
+	l, err := gpushare.NewLedger(gpushare.Config{})
 	require.NoError(t, err)
-	require.NoError(t, l.Start(ctx))
+	require.NoError(t, live.Watch(ctx, cs, l))
 
 	p, err := hamisim.Bind(ctx, cs, l, gpuPod("a", 10000))
 	require.NoError(t, err)

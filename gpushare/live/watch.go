@@ -1,47 +1,42 @@
-package gpushare
+package live
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/cozystack/tenantkit/gpushare"
 )
 
-// NewLedgerForConfig is NewLedger with cfg.Client built from rc, ready to
-// Start.
-func NewLedgerForConfig(rc *rest.Config, cfg Config) (*Ledger, error) {
-	cs, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes client: %w", err)
-	}
-	cfg.Client = cs
-	return NewLedger(cfg)
-}
+// watched holds the ledgers a Watch feeds, so that a second one is refused.
+var watched sync.Map // *gpushare.Ledger → struct{}
 
-// Start fills the ledger from the Nodes and Pods of Config.Client's cluster
-// through client-go informers and keeps it current until ctx is done. It
-// returns once the initial lists are applied, or with ctx's error. Objects
-// the ledger leaves out are recorded in Problems and logged. The informers
-// keep only the fields accounting needs, so their caches stay small on
-// large clusters. Without a client Start returns ErrNoClient; a second
-// call returns ErrAlreadyStarted.
-func (l *Ledger) Start(ctx context.Context) error {
-	if l.cfg.Client == nil {
+// Watch fills l from the Nodes and Pods of client's cluster through
+// client-go informers and keeps it current until ctx is done. It returns
+// once the initial lists are applied, or with ctx's cause. Objects the
+// ledger leaves out are recorded in its Problems and logged to its
+// Config().Logger. Without a client Watch returns ErrNoClient; while
+// another Watch feeds l, ErrAlreadyWatched.
+func Watch(ctx context.Context, client kubernetes.Interface, l *gpushare.Ledger) error {
+	if client == nil {
 		return ErrNoClient
 	}
-	if !l.started.CompareAndSwap(false, true) {
-		return ErrAlreadyStarted
+	if _, busy := watched.LoadOrStore(l, struct{}{}); busy {
+		return ErrAlreadyWatched
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(l.cfg.Client, 0, informers.WithTransform(trimObject))
+	log := l.Config().Logger
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(trimObject))
 	nodeReg, err := factory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { l.onNode(obj) },
-		UpdateFunc: func(_, obj any) { l.onNode(obj) },
+		AddFunc:    func(obj any) { onNode(l, log, obj) },
+		UpdateFunc: func(_, obj any) { onNode(l, log, obj) },
 		DeleteFunc: func(obj any) {
 			if n, ok := untombstone(obj).(*corev1.Node); ok {
 				l.DeleteNode(n.Name)
@@ -49,11 +44,12 @@ func (l *Ledger) Start(ctx context.Context) error {
 		},
 	})
 	if err != nil {
+		watched.Delete(l)
 		return fmt.Errorf("watch nodes: %w", err)
 	}
 	podReg, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { l.onPod(obj) },
-		UpdateFunc: func(_, obj any) { l.onPod(obj) },
+		AddFunc:    func(obj any) { onPod(l, log, obj) },
+		UpdateFunc: func(_, obj any) { onPod(l, log, obj) },
 		DeleteFunc: func(obj any) {
 			if p, ok := untombstone(obj).(*corev1.Pod); ok {
 				l.DeletePod(p.Namespace, p.Name)
@@ -61,12 +57,14 @@ func (l *Ledger) Start(ctx context.Context) error {
 		},
 	})
 	if err != nil {
+		watched.Delete(l)
 		return fmt.Errorf("watch pods: %w", err)
 	}
 	factory.Start(ctx.Done())
 	go func() {
 		<-ctx.Done()
 		factory.Shutdown()
+		watched.Delete(l)
 	}()
 	if !cache.WaitForCacheSync(ctx.Done(), nodeReg.HasSynced, podReg.HasSynced) {
 		return fmt.Errorf("sync nodes and pods: %w", context.Cause(ctx))
@@ -74,18 +72,18 @@ func (l *Ledger) Start(ctx context.Context) error {
 	return nil
 }
 
-func (l *Ledger) onNode(obj any) {
+func onNode(l *gpushare.Ledger, log *slog.Logger, obj any) {
 	if n, ok := obj.(*corev1.Node); ok {
 		if err := l.SetNode(n); err != nil {
-			l.log.Warn("gpushare: skipping node registration", "node", n.Name, "err", err)
+			log.Warn("gpushare: skipping node registration", "node", n.Name, "err", err)
 		}
 	}
 }
 
-func (l *Ledger) onPod(obj any) {
+func onPod(l *gpushare.Ledger, log *slog.Logger, obj any) {
 	if p, ok := obj.(*corev1.Pod); ok {
 		if err := l.SetPod(p); err != nil {
-			l.log.Warn("gpushare: skipping pod allocation", "pod", p.Namespace+"/"+p.Name, "err", err)
+			log.Warn("gpushare: skipping pod allocation", "pod", p.Namespace+"/"+p.Name, "err", err)
 		}
 	}
 }

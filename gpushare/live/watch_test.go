@@ -1,4 +1,4 @@
-package gpushare_test
+package live_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/cozystack/tenantkit/gpushare"
 	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
+	"github.com/cozystack/tenantkit/gpushare/live"
 	"github.com/cozystack/tenantkit/localenv"
 )
 
@@ -61,13 +62,9 @@ func TestLedgerFromKubeAPIServer(t *testing.T) {
 	_, err = cs.CoreV1().Pods("web").Create(ctx, gpusharetest.Pod("web", "waiting", gpusharetest.Container("main", 1, 1000, 10)), metav1.CreateOptions{})
 	require.NoError(t, err)
 
-	offline, err := gpushare.NewLedger(gpushare.Config{})
+	l, err := gpushare.NewLedger(gpushare.Config{})
 	require.NoError(t, err)
-	require.ErrorIs(t, offline.Start(ctx), gpushare.ErrNoClient)
-	l, err := gpushare.NewLedgerForConfig(env.RESTConfig(), gpushare.Config{})
-	require.NoError(t, err)
-	require.NoError(t, l.Start(ctx))
-	require.ErrorIs(t, l.Start(ctx), gpushare.ErrAlreadyStarted)
+	require.NoError(t, live.Watch(ctx, cs, l))
 
 	used := func(node string) []gpushare.Amount {
 		nu, ok := l.Node(node)
@@ -159,4 +156,27 @@ func TestLedgerFromKubeAPIServer(t *testing.T) {
 	fe := gpuReasons(t, err)
 	require.Equal(t, gpushare.ReasonCardCordoned, fe["GPU-t4-0"])
 	require.Equal(t, gpushare.ReasonNodeNotRegistered, fe["gpu-v100"])
+}
+
+const a100Type, t4Type = "NVIDIA A100-SXM4-80GB", "NVIDIA-Tesla T4"
+
+func share(uuid string, mem, cores int32) gpushare.DeviceAllocation {
+	return gpushare.DeviceAllocation{UUID: uuid, Type: gpushare.VendorNVIDIA, MemoryMiB: mem, Cores: cores}
+}
+
+// gpuReasons maps each GPU (or unregistered node) of a *FitError to its reason.
+func gpuReasons(t *testing.T, err error) map[string]gpushare.Reason {
+	t.Helper()
+	var fe *gpushare.FitError
+	require.ErrorAs(t, err, &fe)
+	out := map[string]gpushare.Reason{}
+	for _, n := range fe.Nodes {
+		for _, g := range n.GPUs {
+			out[g.ID] = g.Reason
+		}
+		if len(n.GPUs) == 0 {
+			out[n.Node] = n.Reason
+		}
+	}
+	return out
 }
