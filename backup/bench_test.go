@@ -48,7 +48,7 @@ func BenchmarkVerify(b *testing.B) {
 	start := time.Now()
 	e.bucket.PutBackupT(b, spec)
 	b.Logf("generated %s: %d items in %s", spec.Name, spec.Items(), time.Since(start).Round(time.Second))
-	store := e.store(b, backup.StoreConfig{})
+	store := e.store(b, backup.S3Config{}, "")
 	client := e.s3.Client()
 	key := e.bucket.BackupKey(spec.Name, spec.Name+".tar.gz")
 	ctx := context.Background()
@@ -141,7 +141,7 @@ func BenchmarkListBackups(b *testing.B) {
 	b.Logf("created %d backups in %s", n, time.Since(start).Round(time.Second))
 	var requests atomic.Int64
 	hc := &http.Client{Transport: countingTransport{next: httpTransport(e.s3.CAPEM), n: &requests}}
-	store := e.store(b, backup.StoreConfig{HTTPClient: hc})
+	store := e.store(b, backup.S3Config{HTTPClient: hc}, "")
 	ctx := context.Background()
 	b.Run("baseline-one-page", func(b *testing.B) {
 		client := e.s3.Client()

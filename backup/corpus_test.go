@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -175,17 +174,16 @@ func putCrafted(t *testing.T, bucket backuptest.Bucket, name string, c crafted) 
 	}
 }
 
-// TestVerifyFS_corpus verifies each crafted backup from memory
-// (VerifyFS): the same checks as Store.Verify, without a server.
-func TestVerifyFS_corpus(t *testing.T) {
-	ctx := context.Background()
-	rep, err := backup.VerifyFS(ctx, mapFS(craftFiles(t, "intact", crafted{})), "intact", backup.VerifyOptions{})
+// TestVerify_corpus verifies each crafted backup from memory
+// (backuptest.MemObjects): the same checks as on S3, without a server.
+func TestVerify_corpus(t *testing.T) {
+	rep, err := verifyInMemory(t, "intact", craftFiles(t, "intact", crafted{}))
 	require.NoError(t, err, "the unedited crafted backup verifies")
 	require.Equal(t, 12, rep.Items)
 	for i, c := range verifyCorpus {
 		t.Run(c.name, func(t *testing.T) {
 			name := fmt.Sprintf("crafted-%02d", i)
-			rep, err := backup.VerifyFS(ctx, mapFS(craftFiles(t, name, c)), name, backup.VerifyOptions{})
+			rep, err := verifyInMemory(t, name, craftFiles(t, name, c))
 			require.ErrorIs(t, err, backup.ErrCorrupt)
 			t.Logf("%v", rep.Problems)
 			requireProblem(t, rep, c.kind, c.item, c.message)
@@ -199,7 +197,7 @@ func TestVerifyFS_corpus(t *testing.T) {
 func TestStore_verifyCorpus(t *testing.T) {
 	e := startS3(t, localenv.Config{SkipAPIServer: true})
 	ctx := context.Background()
-	s := e.store(t, backup.StoreConfig{})
+	s := e.store(t, backup.S3Config{}, "")
 
 	putCrafted(t, e.bucket, "intact", crafted{})
 	rep, err := s.Verify(ctx, "intact", backup.VerifyOptions{})
@@ -234,10 +232,9 @@ func requireProblem(t *testing.T, rep *backup.VerifyReport, kind backup.ProblemK
 	t.Fatalf("no %s problem naming %q with %q in %v", kind, item, message, rep.Problems)
 }
 
-// TestVerifyFS_acceptsVeleroVariants checks layouts Velero really writes
+// TestVerify_acceptsVeleroVariants checks layouts Velero really writes
 // that the corpus does not: they must verify.
-func TestVerifyFS_acceptsVeleroVariants(t *testing.T) {
-	ctx := context.Background()
+func TestVerify_acceptsVeleroVariants(t *testing.T) {
 	tests := []struct {
 		name  string
 		c     crafted
@@ -269,7 +266,7 @@ func TestVerifyFS_acceptsVeleroVariants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := backup.VerifyFS(ctx, mapFS(craftFiles(t, "v", tt.c)), "v", backup.VerifyOptions{})
+			rep, err := verifyInMemory(t, "v", craftFiles(t, "v", tt.c))
 			require.NoError(t, err)
 			require.True(t, rep.OK())
 			if tt.notes != "" {
@@ -279,16 +276,16 @@ func TestVerifyFS_acceptsVeleroVariants(t *testing.T) {
 	}
 }
 
-// TestVerifyFS_problemsAreBounded checks that a backup with thousands of
+// TestVerify_problemsAreBounded checks that a backup with thousands of
 // problems lists 100 and counts the rest.
-func TestVerifyFS_problemsAreBounded(t *testing.T) {
+func TestVerify_problemsAreBounded(t *testing.T) {
 	c := crafted{edit: func(t *testing.T, a *backuptest.Archive) {
 		a.List = backup.ResourceList{"v1/Secret": nil}
 		for i := 0; i < 300; i++ {
 			a.List["v1/Secret"] = append(a.List["v1/Secret"], fmt.Sprintf("ns-0/s-%d", i))
 		}
 	}}
-	rep, err := backup.VerifyFS(context.Background(), mapFS(craftFiles(t, "many", c)), "many", backup.VerifyOptions{})
+	rep, err := verifyInMemory(t, "many", craftFiles(t, "many", c))
 	require.ErrorIs(t, err, backup.ErrCorrupt)
 	require.Len(t, rep.Problems, 100)
 	require.Positive(t, rep.ProblemsLeftOut)
@@ -298,10 +295,15 @@ func TestVerifyFS_problemsAreBounded(t *testing.T) {
 	require.Equal(t, rep.Problems[0], p)
 }
 
-func mapFS(files map[string][]byte) fstest.MapFS {
-	fsys := fstest.MapFS{}
+// verifyInMemory puts backup name's files in a backuptest.MemObjects and
+// verifies it: the same checks as on S3, without a server.
+func verifyInMemory(t *testing.T, name string, files map[string][]byte) (*backup.VerifyReport, error) {
+	t.Helper()
+	objects := &backuptest.MemObjects{}
 	for f, data := range files {
-		fsys[f] = &fstest.MapFile{Data: data}
+		objects.Put("backups/"+name+"/"+f, data)
 	}
-	return fsys
+	s, err := backup.NewStore(backup.StoreConfig{Objects: objects})
+	require.NoError(t, err)
+	return s.Verify(context.Background(), name, backup.VerifyOptions{})
 }

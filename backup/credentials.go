@@ -49,22 +49,42 @@ func BucketInfoSecretName(bucket, user string) string { return "bucket-" + bucke
 // holds the BucketInfo JSON document.
 const BucketInfoKey = "BucketInfo"
 
-// LoadCredentials reads the credentials of user on Bucket bucket in
-// namespace: from the Secret bucket-<bucket>-<user>-credentials, or, when
-// that Secret does not exist, from the COSI Secret bucket-<bucket>-<user>.
-// It returns ErrSecretNotFound when neither exists and a *SecretError when
-// the Secret it found is malformed.
-func LoadCredentials(ctx context.Context, kube kubernetes.Interface, namespace, bucket, user string) (Credentials, error) {
+// BucketRef names a Cozystack Bucket user's credentials: the Bucket
+// Bucket in Namespace (the tenant namespace, such as tenant-demo), as
+// User.
+type BucketRef struct {
+	// Namespace is the Bucket's namespace.
+	Namespace string
+	// Bucket is the Bucket application's name (not the S3 bucket name).
+	Bucket string
+	// User is the Bucket user.
+	User string
+}
+
+// LoadCredentials is the way to get a Bucket's Credentials: it reads the
+// Secret Cozystack writes for ref's user, bucket-<bucket>-<user>-credentials
+// (keys bucketName, endpoint, accessKey, secretKey), or, when that Secret
+// does not exist, the COSI Secret bucket-<bucket>-<user> (key
+// BucketInfoKey, JSON). It returns ErrInvalidConfig for a ref with an
+// empty field, ErrSecretNotFound when neither Secret exists, and a
+// *SecretError (ErrInvalidSecret) naming the Secret and key, never the
+// secret key, when the Secret it found is malformed. For an S3 store
+// outside Cozystack, fill Credentials in directly.
+func LoadCredentials(ctx context.Context, kube kubernetes.Interface, ref BucketRef) (Credentials, error) {
+	if ref.Namespace == "" || ref.Bucket == "" || ref.User == "" {
+		return Credentials{}, fmt.Errorf("%w: BucketRef needs a namespace, a bucket and a user", ErrInvalidConfig)
+	}
+	namespace := ref.Namespace
 	secrets := kube.CoreV1().Secrets(namespace)
-	name := CredentialsSecretName(bucket, user)
+	name := CredentialsSecretName(ref.Bucket, ref.User)
 	s, err := secrets.Get(ctx, name, metav1.GetOptions{})
 	if err == nil {
-		return CredentialsFromSecret(s)
+		return credentialsFromSecret(s)
 	}
 	if !apierrors.IsNotFound(err) {
 		return Credentials{}, fmt.Errorf("get secret %s/%s: %w", namespace, name, err)
 	}
-	cosi := BucketInfoSecretName(bucket, user)
+	cosi := BucketInfoSecretName(ref.Bucket, ref.User)
 	s, err = secrets.Get(ctx, cosi, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return Credentials{}, fmt.Errorf("%w: neither %s/%s nor %s/%s exists", ErrSecretNotFound, namespace, name, namespace, cosi)
@@ -72,29 +92,25 @@ func LoadCredentials(ctx context.Context, kube kubernetes.Interface, namespace, 
 	if err != nil {
 		return Credentials{}, fmt.Errorf("get secret %s/%s: %w", namespace, cosi, err)
 	}
-	return CredentialsFromSecret(s)
+	return credentialsFromSecret(s)
 }
 
-// CredentialsFromSecret reads a Bucket's credentials from either Secret
-// Cozystack writes for a Bucket user, without a cluster: the COSI Secret
-// (key BucketInfoKey, see ParseBucketInfo) or the
-// bucket-<bucket>-<user>-credentials Secret (keys bucketName, endpoint,
-// accessKey, secretKey, see ParseCredentialsSecret). A malformed Secret
-// gives a *SecretError naming the Secret and key, never the secret key.
-func CredentialsFromSecret(s *corev1.Secret) (Credentials, error) {
+// credentialsFromSecret reads a Bucket's credentials from either Secret
+// Cozystack writes for a Bucket user.
+func credentialsFromSecret(s *corev1.Secret) (Credentials, error) {
 	if s == nil {
 		return Credentials{}, &SecretError{Secret: "<nil>", Key: BucketInfoKey, Reason: "missing"}
 	}
 	if info, ok := s.Data[BucketInfoKey]; ok {
-		return ParseBucketInfo(s.Name, info)
+		return parseBucketInfo(s.Name, info)
 	}
-	return ParseCredentialsSecret(s.Name, s.Data)
+	return parseCredentialsSecret(s.Name, s.Data)
 }
 
-// ParseCredentialsSecret parses the data of a bucket-<bucket>-<user>-credentials
+// parseCredentialsSecret parses the data of a bucket-<bucket>-<user>-credentials
 // Secret (keys bucketName, endpoint, accessKey, secretKey). secretName is
 // used in errors only.
-func ParseCredentialsSecret(secretName string, data map[string][]byte) (Credentials, error) {
+func parseCredentialsSecret(secretName string, data map[string][]byte) (Credentials, error) {
 	get := func(key string) (string, error) {
 		v, ok := data[key]
 		if !ok {
@@ -142,10 +158,10 @@ type bucketInfo struct {
 	} `json:"spec"`
 }
 
-// ParseBucketInfo parses the BucketInfo key of a COSI bucket-<bucket>-<user>
+// parseBucketInfo parses the BucketInfo key of a COSI bucket-<bucket>-<user>
 // Secret: JSON with spec.bucketName and spec.secretS3.{endpoint,
 // accessKeyID, accessSecretKey}. secretName is used in errors only.
-func ParseBucketInfo(secretName string, data []byte) (Credentials, error) {
+func parseBucketInfo(secretName string, data []byte) (Credentials, error) {
 	var info bucketInfo
 	if err := json.Unmarshal(data, &info); err != nil {
 		return Credentials{}, &SecretError{Secret: secretName, Key: BucketInfoKey, Reason: "not valid JSON: " + jsonErrorSummary(err)}

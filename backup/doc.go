@@ -5,7 +5,8 @@
 // each step a typed, waitable call:
 //
 //	// 1. The Bucket's credentials, from its Secret in the tenant namespace.
-//	creds, err := backup.LoadCredentials(ctx, kube, "tenant-demo", "velero-backups", "velero")
+//	creds, err := backup.LoadCredentials(ctx, kube,
+//		backup.BucketRef{Namespace: "tenant-demo", Bucket: "velero-backups", User: "velero"})
 //
 //	// 2. The Velero addon values for the tenant's Kubernetes resource
 //	//    (spec.addons.velero.valuesOverride, everything under "velero:").
@@ -28,8 +29,10 @@
 //	_, err = c.PauseSchedule(ctx, "nightly")
 //	_, err = c.UnpauseSchedule(ctx, "nightly", backup.UnpauseOptions{})
 //
-//	// 4. Straight from S3, with no Velero server: list, read, verify.
-//	store, err := backup.NewStore(backup.StoreConfig{Credentials: creds})
+//	// 4. Straight from S3 (or a copy of the bucket on disk:
+//	//    NewDirObjects), with no Velero server: list, read, verify.
+//	objects, err := backup.NewS3Objects(backup.S3Config{Credentials: creds})
+//	store, err := backup.NewStore(backup.StoreConfig{Objects: objects})
 //	names, err := store.ListBackups(ctx)
 //	report, err := store.Verify(ctx, "demo-1", backup.VerifyOptions{})
 //
@@ -48,17 +51,21 @@
 // folders that are not Velero's, because Velero would mark such a location
 // Unavailable.
 //
-// Store uses aws-sdk-go-v2 with path-style addressing, region us-east-1 by
-// default and checksums only where S3 requires them (what SeaweedFS, the
-// store Cozystack runs, handles best). It retries 5xx answers, throttling
-// and connection errors with backoff, and resumes an interrupted download
-// with a Range request pinned to the object's ETag. It never writes to or
-// deletes from the bucket.
+// LoadCredentials is the one way to a Bucket's Credentials in Cozystack;
+// for another S3 store, fill Credentials in.
+//
+// A Store reads a backup storage location from an ObjectStore: S3Objects
+// (the bucket, over S3), DirObjects (a copy of the bucket on disk, as
+// `aws s3 sync` or `rclone sync` leave it; no key leaves its directory) or
+// backuptest.MemObjects (memory, for tests). It never writes or deletes.
+// S3Objects retries 5xx answers, throttling and connection errors with
+// backoff, and resumes an interrupted download with a Range request pinned
+// to the object's ETag, so it never mixes two versions of an object.
 //
 // # What Verify proves
 //
-// Store.Verify (and VerifyFS, for a backup's folder copied out of the
-// bucket) reports OK only when all of this holds:
+// Store.Verify never reports OK on a broken backup, from any ObjectStore:
+// it reports OK only when all of this holds:
 //
 //   - velero-backup.json, <name>.tar.gz and <name>-resource-list.json.gz
 //     are present; velero-backup.json decodes, names this backup, and its
@@ -91,13 +98,10 @@
 // fault, its name (or its archive path when the item cannot be
 // identified); the report lists up to 100 and counts the rest. Items are
 // compared through 64-bit hashes keyed with a random seed per run, so
-// memory stays flat (8 bytes and a few bits per item: about 1 MiB for the
-// ~106k items of a 1 GiB archive, besides fixed buffers and the largest
-// item); two distinct items collide with probability below n²/2⁶⁵. The
-// archive is inflated with klauspost/compress, same format and checks as
-// compress/gzip, faster: the whole verification streams faster than a
-// plain compress/gzip gunzip of the same archive (BenchmarkVerify). Items
-// over 32 MiB (far beyond what the apiserver and etcd store) are problems.
+// memory stays flat (8 bytes and a few bits per item); two distinct items
+// collide with probability below n²/2⁶⁵. Items over 32 MiB are problems.
+// A failure to read the store (a connection lost for good, an unreadable
+// file) is returned as an error, never reported as OK nor as corruption.
 // Verify does not check that items would restore (admission, schemas), nor
 // the file-system backups (kopia) or volume snapshots a backup refers to.
 //
@@ -120,7 +124,9 @@
 //     (Velero's validation errors, failure reason, counts).
 //   - ErrLocationUnavailable with *LocationError (Velero's message).
 //   - ErrDeleteFailed with *DeleteError.
-//   - ErrNotFound for missing backups and files; ErrMalformed with
+//   - ErrNotFound for missing backups and files (*ObjectNotFoundError for
+//     a missing object); ErrInvalidKey with *KeyError for a key a
+//     DirObjects refuses; ErrMalformed with
 //     *DecodeError for Velero files that do not decode; ErrCorrupt with
 //     *VerifyError (the whole report) from Verify, which also unwraps to
 //     each Problem (errors.As finds the first).
@@ -132,14 +138,9 @@
 //
 // # Testing
 //
-// Package backuptest writes synthetic backups in Velero's exact bucket
-// layout and puts a fault-injecting proxy (5xx, resets, truncated bodies,
-// slow answers) in front of an S3 server. The package's own tests run
-// against real servers from the local environment: versitygw v1.8.0 over
-// TLS with SigV4 credentials, kube-apiservers, and Velero v1.18.3 with
-// velero-plugin-for-aws v1.14.3 running out of cluster (API objects only:
-// there is no node agent). They are skipped under -short. With
-// TENANTKIT_S3_BACKEND=seaweedfs (`make test-seaweedfs`) the same tests run
-// against SeaweedFS's `weed mini`, the store Cozystack runs, instead of
-// versitygw.
+// Package backuptest holds a Store's objects in memory (MemObjects),
+// writes synthetic backups in Velero's exact bucket layout, and puts a
+// fault-injecting proxy (5xx, resets, truncated bodies, slow answers) in
+// front of an S3 server. docs/backup.md tells which servers the package's
+// own tests run against, and the measurements.
 package backup

@@ -40,13 +40,15 @@ func startS3(t *testing.T, cfg localenv.Config) *s3Env {
 	}
 }
 
-func (e *s3Env) store(t testing.TB, cfg backup.StoreConfig) *backup.Store {
+func (e *s3Env) store(t testing.TB, cfg backup.S3Config, prefix string) *backup.Store {
 	t.Helper()
 	cfg.Credentials = e.creds
 	if cfg.CACertPEM == nil {
 		cfg.CACertPEM = e.s3.CAPEM
 	}
-	s, err := backup.NewStore(cfg)
+	objects, err := backup.NewS3Objects(cfg)
+	require.NoError(t, err)
+	s, err := backup.NewStore(backup.StoreConfig{Objects: objects, Prefix: prefix})
 	require.NoError(t, err)
 	return s
 }

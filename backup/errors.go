@@ -27,6 +27,9 @@ var (
 	// ErrNotFound is returned when a backup, or one of its files, does not
 	// exist.
 	ErrNotFound = errors.New("backup: not found")
+	// ErrInvalidKey is returned for an object key or prefix that would
+	// leave a directory store's root (see KeyError).
+	ErrInvalidKey = errors.New("backup: invalid object key")
 	// ErrMalformed is returned when a file Velero wrote (velero-backup.json,
 	// the resource list, the results) cannot be decoded.
 	ErrMalformed = errors.New("backup: malformed file")

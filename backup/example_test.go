@@ -4,27 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
-	"testing/fstest"
 	"time"
 
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/backup/backuptest"
 )
 
 func ExampleAddonValues() {
-	creds, err := backup.ParseCredentialsSecret("bucket-velero-backups-velero-credentials", map[string][]byte{
-		"bucketName": []byte("bucket-91bbb59f"),
-		"endpoint":   []byte("s3.example.org"),
-		"accessKey":  []byte("AKIAEXAMPLE"),
-		"secretKey":  []byte("secret"),
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	creds := backup.Credentials{Bucket: "bucket-91bbb59f", Endpoint: "s3.example.org", AccessKeyID: "AKIAEXAMPLE", SecretAccessKey: "secret"}
 	values, err := backup.AddonValues(creds, backup.ValuesOptions{})
 	if err != nil {
 		fmt.Println(err)
@@ -54,11 +49,14 @@ func ExampleAddonValues() {
 	//     useSecret: true
 }
 
-func ExampleParseCredentialsSecret_malformed() {
-	_, err := backup.ParseCredentialsSecret("bucket-b-velero-credentials", map[string][]byte{
-		"bucketName": []byte("bucket-1"), "endpoint": []byte("s3.example.org/path"),
-		"accessKey": []byte("AK"), "secretKey": []byte("SK"),
+// LoadCredentials names the Secret and key at fault, never the secret key.
+func ExampleLoadCredentials_malformed() {
+	kube := fake.NewClientset(&corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "bucket-b-velero-credentials", Namespace: "tenant-demo"},
+		Data: map[string][]byte{"bucketName": []byte("bucket-1"), "endpoint": []byte("s3.example.org/path"),
+			"accessKey": []byte("AK"), "secretKey": []byte("SK")},
 	})
+	_, err := backup.LoadCredentials(context.Background(), kube, backup.BucketRef{Namespace: "tenant-demo", Bucket: "b", User: "velero"})
 	var se *backup.SecretError
 	if errors.As(err, &se) {
 		fmt.Println("bad key:", se.Key)
@@ -102,9 +100,9 @@ func ExampleBackupTerminal() {
 	// FailedValidation true
 }
 
-// VerifyFS checks a backup folder copied out of the bucket. Here one
-// ConfigMap's body is not JSON: Verify names the item and what failed.
-func ExampleVerifyFS() {
+// Verify checks a backup in any ObjectStore; here one held in memory
+// whose ConfigMap body is not JSON: Verify names the item and what failed.
+func ExampleStore_Verify() {
 	spec := backuptest.Spec{Name: "nightly", ConfigMaps: 3}
 	a, _ := spec.NewArchive()
 	for i, e := range a.Entries {
@@ -114,14 +112,14 @@ func ExampleVerifyFS() {
 	}
 	targz, _ := a.TarGz()
 	list, _ := a.ListGz()
-	fsys := fstest.MapFS{
-		"nightly.tar.gz":                {Data: targz},
-		"nightly-resource-list.json.gz": {Data: list},
-		"nightly-logs.gz":               {Data: backuptest.GzipBytes([]byte("level=info msg=done\n"))},
-		"nightly-results.gz":            {Data: backuptest.GzipBytes([]byte(`{"errors":{},"warnings":{}}`))},
-		"velero-backup.json":            {Data: spec.BackupJSON()},
-	}
-	rep, err := backup.VerifyFS(context.Background(), fsys, "nightly", backup.VerifyOptions{})
+	objects := &backuptest.MemObjects{}
+	objects.Put("backups/nightly/nightly.tar.gz", targz)
+	objects.Put("backups/nightly/nightly-resource-list.json.gz", list)
+	objects.Put("backups/nightly/nightly-logs.gz", backuptest.GzipBytes([]byte("level=info msg=done\n")))
+	objects.Put("backups/nightly/nightly-results.gz", backuptest.GzipBytes([]byte(`{"errors":{},"warnings":{}}`)))
+	objects.Put("backups/nightly/velero-backup.json", spec.BackupJSON())
+	store, _ := backup.NewStore(backup.StoreConfig{Objects: objects})
+	rep, err := store.Verify(context.Background(), "nightly", backup.VerifyOptions{})
 	fmt.Println(errors.Is(err, backup.ErrCorrupt))
 	for _, p := range rep.Problems {
 		fmt.Println(strings.TrimSpace(string(p.Kind) + " " + p.Item)) // a problem of the whole backup names no item
@@ -132,4 +130,32 @@ func ExampleVerifyFS() {
 	// item resources/configmaps/v1-preferredversion/namespaces/ns-0/cm-1.json
 	// progress
 	// missing v1/ConfigMap ns-0/cm-1
+}
+
+// A bucket synced to disk (`aws s3 sync s3://<bucket> <dir>`, `rclone
+// sync`) verifies like the bucket itself.
+func ExampleNewDirObjects() {
+	dir, _ := os.MkdirTemp("", "bucket-copy-")
+	defer os.RemoveAll(dir)
+	files, _ := backuptest.Spec{Name: "nightly", ConfigMaps: 3}.Files()
+	_ = os.MkdirAll(filepath.Join(dir, "backups", "nightly"), 0o755)
+	for name, data := range files {
+		_ = os.WriteFile(filepath.Join(dir, "backups", "nightly", name), data, 0o644)
+	}
+
+	objects, err := backup.NewDirObjects(dir)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer objects.Close()
+	store, _ := backup.NewStore(backup.StoreConfig{Objects: objects})
+	rep, err := store.Verify(context.Background(), "nightly", backup.VerifyOptions{})
+	if err != nil {
+		fmt.Println(err) // a *VerifyError (ErrCorrupt) lists the problems
+		return
+	}
+	fmt.Println(rep.OK(), rep.Items, "items")
+	// Output:
+	// true 5 items
 }

@@ -24,7 +24,7 @@ func TestStore_faults(t *testing.T) {
 	keys := e.bucket.KeysT(t)
 	proxy := backuptest.NewFaultProxyT(t, e.s3.URL, e.s3.CAPEM)
 	store := func(attempts int) *backup.Store {
-		return e.store(t, backup.StoreConfig{URL: proxy.URL, CACertPEM: proxy.CertPEM, MaxAttempts: attempts})
+		return e.store(t, backup.S3Config{URL: proxy.URL, CACertPEM: proxy.CertPEM, MaxAttempts: attempts}, "")
 	}
 	count := func(substr string) int {
 		n := 0

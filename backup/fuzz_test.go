@@ -9,40 +9,6 @@ import (
 	"github.com/cozystack/tenantkit/backup/backuptest"
 )
 
-func FuzzParseCredentialsSecret(f *testing.F) {
-	f.Add("bucket-1", "s3.example.org", "AK", "SK")
-	f.Add("bucket-1", "https://s3.example.org:8443/", "AK", "SK")
-	f.Add("", "", "", "")
-	f.Add("B", "h/p", "a=b", "x\ny")
-	f.Fuzz(func(t *testing.T, bucket, endpoint, ak, sk string) {
-		c, err := backup.ParseCredentialsSecret("s", map[string][]byte{"bucketName": []byte(bucket), "endpoint": []byte(endpoint), "accessKey": []byte(ak), "secretKey": []byte(sk)})
-		if err != nil {
-			if !errors.Is(err, backup.ErrInvalidSecret) {
-				t.Fatalf("untyped error: %v", err)
-			}
-			if len(sk) > 3 && bytes.Contains([]byte(err.Error()), []byte(sk)) {
-				t.Fatalf("error leaks the secret key: %v", err)
-			}
-			return
-		}
-		if _, err := backup.AddonValues(c, backup.ValuesOptions{}); err != nil {
-			t.Fatalf("accepted credentials give no values: %v", err)
-		}
-	})
-}
-
-func FuzzParseBucketInfo(f *testing.F) {
-	f.Add([]byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org","accessKeyID":"AK","accessSecretKey":"SK"}}}`))
-	f.Add([]byte(`{"spec":{"bucketName":7}}`))
-	f.Add([]byte(`null`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := backup.ParseBucketInfo("s", data)
-		if err != nil && !errors.Is(err, backup.ErrInvalidSecret) {
-			t.Fatalf("untyped error: %v", err)
-		}
-	})
-}
-
 func FuzzDecodeBackup(f *testing.F) {
 	f.Add(backuptest.Spec{Name: "b"}.BackupJSON())
 	f.Add([]byte(`{"apiVersion":"velero.io/v1","kind":"Backup","metadata":{"name":"x"},"status":{"phase":"Completed","progress":{"totalItems":-1}}}`))

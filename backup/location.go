@@ -56,8 +56,12 @@ func (c *Client) ApplyLocation(ctx context.Context, spec LocationSpec) (*velerov
 		return nil, err
 	}
 	if !spec.SkipPrefixCheck {
-		store, err := NewStore(StoreConfig{Credentials: spec.Credentials, Prefix: spec.Prefix, Region: spec.Region,
+		objects, err := NewS3Objects(S3Config{Credentials: spec.Credentials, Region: spec.Region,
 			URL: spec.URL, CACertPEM: spec.CACertPEM})
+		if err != nil {
+			return nil, err
+		}
+		store, err := NewStore(StoreConfig{Objects: objects, Prefix: spec.Prefix})
 		if err != nil {
 			return nil, err
 		}

@@ -16,7 +16,7 @@ import (
 // mixes two versions of an object.
 type objectReader struct {
 	ctx     context.Context
-	s       *Store
+	o       *S3Objects
 	key     string
 	body    io.ReadCloser
 	etag    string
@@ -26,14 +26,14 @@ type objectReader struct {
 }
 
 func (r *objectReader) get() error {
-	in := &s3.GetObjectInput{Bucket: aws.String(r.s.bucket), Key: aws.String(r.key)}
+	in := &s3.GetObjectInput{Bucket: aws.String(r.o.bucket), Key: aws.String(r.key)}
 	if r.off > 0 {
 		in.Range = aws.String(fmt.Sprintf("bytes=%d-", r.off))
 		in.IfMatch = aws.String(r.etag)
 	}
-	out, err := r.s.s3.GetObject(r.ctx, in)
+	out, err := r.o.s3.GetObject(r.ctx, in)
 	if err != nil {
-		err = r.s.wrap(err, r.key)
+		err = r.o.wrap(err, r.key)
 		if errors.Is(err, ErrNotFound) {
 			return err
 		}
@@ -76,11 +76,11 @@ func (r *objectReader) resume(cause error) error {
 	if r.ctx.Err() != nil {
 		return &fetchError{fmt.Errorf("read %s: %w", r.key, r.ctx.Err())}
 	}
-	if r.resumes+1 >= r.s.cfg.MaxAttempts || r.etag == "" {
+	if r.resumes+1 >= r.o.cfg.MaxAttempts || r.etag == "" {
 		return &fetchError{fmt.Errorf("read %s at byte %d (after %d resumes): %w", r.key, r.off, r.resumes, cause)}
 	}
 	r.resumes++
-	r.s.log.Debug("resuming download", "key", r.key, "offset", r.off, "cause", cause)
+	r.o.log.Debug("resuming download", "key", r.key, "offset", r.off, "cause", cause)
 	r.body.Close()
 	if err := r.get(); err != nil {
 		return &fetchError{fmt.Errorf("resume %s at byte %d: %w (after %v)", r.key, r.off, err, cause)}

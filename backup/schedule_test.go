@@ -37,7 +37,7 @@ func scheduleRuns(ctx context.Context, a *cluster, e *s3Env) func(t *testing.T) 
 		require.Equal(t, time.Hour, first.Spec.TTL.Duration)
 		_, err = a.velero.WaitBackup(ctx, first.Name, backup.WaitOptions{})
 		require.NoError(t, err)
-		rep, err := e.store(t, backup.StoreConfig{}).Verify(ctx, first.Name, backup.VerifyOptions{})
+		rep, err := e.store(t, backup.S3Config{}, "").Verify(ctx, first.Name, backup.VerifyOptions{})
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, rep.Items, 7, "the demo namespace's objects")
 		s, err := a.velero.Schedule(ctx, name)
@@ -87,7 +87,7 @@ func deleteScheduleBackups(t *testing.T, ctx context.Context, a *cluster, e *s3E
 	left, err := a.velero.ScheduleBackups(ctx, name)
 	require.NoError(t, err)
 	require.Empty(t, left)
-	inBucket := e.backupsInBucket(t, ctx, e.store(t, backup.StoreConfig{}))
+	inBucket := e.backupsInBucket(t, ctx, e.store(t, backup.S3Config{}, ""))
 	require.False(t, slices.ContainsFunc(inBucket, func(n string) bool { return strings.HasPrefix(n, name+"-") }), inBucket)
 }
 

@@ -2,126 +2,41 @@ package backup
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net/http"
 	"path"
-	"sort"
-	"strings"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
 )
 
-// StoreConfig configures a Store. Credentials are required; everything else
-// has a safe default.
+// StoreConfig configures a Store. Objects is required.
 type StoreConfig struct {
-	// Credentials are the Bucket's credentials (see LoadCredentials).
-	Credentials Credentials
+	// Objects is where the backup storage location lives: an S3 bucket
+	// (NewS3Objects), a copy of one on disk (NewDirObjects), or memory
+	// in tests (backuptest.MemObjects).
+	Objects ObjectStore
 	// Prefix is the backup storage location's prefix inside the bucket.
 	// Default: the bucket root.
 	Prefix string
-	// Region is the S3 region. Default DefaultRegion.
-	Region string
-	// URL overrides the endpoint URL (default Credentials.URL(), that is
-	// https://<endpoint>); for example a proxy in front of the store.
-	URL string
-	// CACertPEM holds extra PEM certificates to trust besides the system
-	// roots, for stores with a private CA.
-	CACertPEM []byte
-	// HTTPClient replaces the HTTP client (CACertPEM is then ignored).
-	HTTPClient *http.Client
-	// MaxAttempts bounds the attempts of each S3 request (5xx answers,
-	// throttling and connection errors are retried with backoff), and the
-	// resumptions of an interrupted download. Default 5.
-	MaxAttempts int
-	// Logger receives debug messages about retries. Default: discard.
-	Logger *slog.Logger
 }
 
-// Store reads Velero's backups straight from the bucket with the S3 API:
-// no Velero server and no DownloadRequest are involved. It never writes or
-// deletes anything. Its methods are safe for concurrent use.
+// Store reads Velero's backups straight from the bucket (or a copy of
+// it): no Velero server and no DownloadRequest are involved. It never
+// writes or deletes anything. Its methods are safe for concurrent use.
 type Store struct {
-	s3     *s3.Client
-	bucket string
-	prefix string
-	cfg    StoreConfig
-	log    *slog.Logger
+	objects ObjectStore
+	prefix  string
 }
 
 // NewStore validates cfg and returns a Store. It does no I/O.
 func NewStore(cfg StoreConfig) (*Store, error) {
-	c := cfg.Credentials
-	if c.Bucket == "" || c.AccessKeyID == "" || c.SecretAccessKey == "" || (c.Endpoint == "" && cfg.URL == "") {
-		return nil, fmt.Errorf("%w: store needs a bucket, an endpoint and both keys", ErrInvalidConfig)
+	if cfg.Objects == nil {
+		return nil, fmt.Errorf("%w: store needs Objects (NewS3Objects, NewDirObjects)", ErrInvalidConfig)
 	}
 	if err := ValidatePrefix(cfg.Prefix); err != nil {
 		return nil, err
 	}
-	if cfg.Region == "" {
-		cfg.Region = DefaultRegion
-	}
-	if cfg.URL == "" {
-		cfg.URL = c.URL()
-	}
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = 5
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	httpClient := cfg.HTTPClient
-	if httpClient == nil {
-		var err error
-		if httpClient, err = newHTTPClient(cfg.CACertPEM); err != nil {
-			return nil, err
-		}
-	}
-	client := s3.New(s3.Options{
-		Region:       cfg.Region,
-		BaseEndpoint: aws.String(cfg.URL),
-		UsePathStyle: true,
-		Credentials:  credentials.NewStaticCredentialsProvider(c.AccessKeyID, c.SecretAccessKey, ""),
-		HTTPClient:   httpClient,
-		// The widest compatibility with S3-compatible stores (SeaweedFS,
-		// Ceph, versitygw): checksums only where the API requires them.
-		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
-		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
-		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
-			o.MaxAttempts = cfg.MaxAttempts
-			o.MaxBackoff = 5 * time.Second
-		}),
-	})
-	return &Store{s3: client, bucket: c.Bucket, prefix: cfg.Prefix, cfg: cfg, log: cfg.Logger}, nil
+	return &Store{objects: cfg.Objects, prefix: cfg.Prefix}, nil
 }
-
-func newHTTPClient(caPEM []byte) (*http.Client, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 16
-	if len(caPEM) > 0 {
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(caPEM) {
-			return nil, fmt.Errorf("%w: CACertPEM holds no certificate", ErrInvalidConfig)
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	}
-	return &http.Client{Transport: tr}, nil
-}
-
-// Bucket returns the bucket name.
-func (s *Store) Bucket() string { return s.bucket }
 
 // Prefix returns the location prefix.
 func (s *Store) Prefix() string { return s.prefix }
@@ -183,73 +98,47 @@ func (s *Store) CheckPrefix(ctx context.Context) error {
 	return nil
 }
 
-// listFolders returns the common prefixes directly under prefix, as names.
+// listFolders returns the folders directly under prefix, as names.
 func (s *Store) listFolders(ctx context.Context, prefix string) ([]string, error) {
-	var out []string
-	p := s3.NewListObjectsV2Paginator(s.s3, &s3.ListObjectsV2Input{
-		Bucket: aws.String(s.bucket), Prefix: aws.String(prefix), Delimiter: aws.String("/"),
-	})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, s.wrap(err, prefix)
-		}
-		for _, cp := range page.CommonPrefixes {
-			name := strings.TrimSuffix(strings.TrimPrefix(aws.ToString(cp.Prefix), prefix), "/")
-			if name != "" {
-				out = append(out, name)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-// Object describes one object in a backup's folder.
-type Object struct {
-	// Key is the full object key.
-	Key string
-	// Name is the file name inside the backup's folder.
-	Name string
-	// Size is the object's size in bytes.
-	Size int64
-	// LastModified is when the object was last written.
-	LastModified time.Time
+	return s.objects.Folders(ctx, prefix)
 }
 
 // Files lists the objects in backup name's folder, sorted by name. It
 // returns ErrNotFound when the folder is empty.
 func (s *Store) Files(ctx context.Context, name string) ([]Object, error) {
 	prefix := s.key("backups", name) + "/"
-	var out []Object
-	p := s3.NewListObjectsV2Paginator(s.s3, &s3.ListObjectsV2Input{Bucket: aws.String(s.bucket), Prefix: aws.String(prefix)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("list files of %s: %w", name, s.wrap(err, prefix))
-		}
-		for _, o := range page.Contents {
-			k := aws.ToString(o.Key)
-			out = append(out, Object{Key: k, Name: strings.TrimPrefix(k, prefix), Size: aws.ToInt64(o.Size), LastModified: aws.ToTime(o.LastModified)})
-		}
+	out, err := s.objects.List(ctx, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("list files of %s: %w", name, err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: backup %s has no files under %s", ErrNotFound, name, prefix)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
-// open starts a download of key that resumes after interrupted reads.
-func (s *Store) open(ctx context.Context, key string) (*objectReader, error) {
-	r := &objectReader{ctx: ctx, s: s, key: key, size: -1}
-	if err := r.get(); err != nil {
+// open starts reading key. Failures other than a missing object, on
+// opening or reading, are *fetchError: about reaching the store, not
+// about the backup's bytes.
+func (s *Store) open(ctx context.Context, key string) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return r, nil
+	rc, err := s.objects.Open(ctx, key)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil, err
+	case err != nil:
+		var fe *fetchError
+		if !errors.As(err, &fe) {
+			err = &fetchError{fmt.Errorf("open %s: %w", key, err)}
+		}
+		return nil, err
+	}
+	return &storeReader{ctx: ctx, rc: rc}, nil
 }
 
-// readAll downloads a small object whole.
+// readAll reads a small object whole.
 func (s *Store) readAll(ctx context.Context, key string, limit int64) ([]byte, error) {
 	r, err := s.open(ctx, key)
 	if err != nil {
@@ -264,18 +153,4 @@ func (s *Store) readAll(ctx context.Context, key string, limit int64) ([]byte, e
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrMalformed, key, limit)
 	}
 	return data, nil
-}
-
-// wrap turns S3 "not found" answers into ErrNotFound.
-func (s *Store) wrap(err error, key string) error {
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
-		switch apiErr.ErrorCode() {
-		case "NoSuchKey", "NotFound":
-			return fmt.Errorf("%w: s3://%s/%s", ErrNotFound, s.bucket, key)
-		case "NoSuchBucket":
-			return fmt.Errorf("%w: bucket %s does not exist: %w", ErrNotFound, s.bucket, err)
-		}
-	}
-	return err
 }

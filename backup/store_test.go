@@ -20,7 +20,7 @@ func TestStore_readsAndVerifiesBackups(t *testing.T) {
 	spec := backuptest.Spec{Name: "nightly-1", Namespaces: 3, ConfigMaps: 20}
 	e.bucket.PutBackupT(t, spec)
 	e.bucket.PutBackupT(t, backuptest.Spec{Name: "nightly-2"})
-	s := e.store(t, backup.StoreConfig{})
+	s := e.store(t, backup.S3Config{}, "")
 
 	names, err := s.ListBackups(ctx)
 	require.NoError(t, err)
@@ -65,7 +65,7 @@ func TestStore_readsAndVerifiesBackups(t *testing.T) {
 func TestStore_verifyCatchesCorruption(t *testing.T) {
 	e := startS3(t, localenv.Config{SkipAPIServer: true})
 	ctx := context.Background()
-	s := e.store(t, backup.StoreConfig{})
+	s := e.store(t, backup.S3Config{}, "")
 	archive := func(name string) string { return e.bucket.BackupKey(name, name+".tar.gz") }
 
 	tests := []struct {
@@ -129,14 +129,14 @@ func TestStore_checkPrefix(t *testing.T) {
 	e.bucket.PutObjectT(t, "velero/backups/x/velero-backup.json", []byte("{}"))
 	e.bucket.PutObjectT(t, "velero/kopia/ns/blob", []byte("k"))
 
-	require.NoError(t, e.store(t, backup.StoreConfig{Prefix: "velero"}).CheckPrefix(ctx))
-	err := e.store(t, backup.StoreConfig{Prefix: "shared"}).CheckPrefix(ctx)
+	require.NoError(t, e.store(t, backup.S3Config{}, "velero").CheckPrefix(ctx))
+	err := e.store(t, backup.S3Config{}, "shared").CheckPrefix(ctx)
 	require.ErrorIs(t, err, backup.ErrInvalidPrefix)
 	var perr *backup.PrefixError
 	require.True(t, errors.As(err, &perr))
 	require.Equal(t, []string{"photos"}, perr.Foreign)
 	// The bucket root holds "shared" and "velero": not Velero's folders.
-	err = e.store(t, backup.StoreConfig{}).CheckPrefix(ctx)
+	err = e.store(t, backup.S3Config{}, "").CheckPrefix(ctx)
 	require.ErrorIs(t, err, backup.ErrInvalidPrefix)
 }
 

@@ -115,7 +115,7 @@ func TestVelero(t *testing.T) {
 		StringData: map[string]string{"bucketName": e.creds.Bucket, "endpoint": e.creds.Endpoint, "accessKey": e.creds.AccessKeyID, "secretKey": e.creds.SecretAccessKey},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	creds, err := backup.LoadCredentials(ctx, a.kube, "tenant-demo", "velero-backups", "velero")
+	creds, err := backup.LoadCredentials(ctx, a.kube, backup.BucketRef{Namespace: "tenant-demo", Bucket: "velero-backups", User: "velero"})
 	require.NoError(t, err)
 	require.Equal(t, e.creds, creds)
 
@@ -142,7 +142,7 @@ func TestVelero(t *testing.T) {
 	require.EqualValues(t, "Completed", b.Status.Phase)
 	require.Equal(t, "Completed", phases[len(phases)-1])
 
-	store := e.store(t, backup.StoreConfig{})
+	store := e.store(t, backup.S3Config{}, "")
 	rep, err := store.Verify(ctx, "demo-1", backup.VerifyOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "1.1.0", rep.FormatVersion)

@@ -11,19 +11,47 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
 
-// verifyFiles runs VerifyFS over files held in memory.
+// verifyFiles runs Store.Verify over backup name's files held in memory.
 func verifyFiles(name string, files map[string][]byte) (*VerifyReport, error) {
-	fsys := fstest.MapFS{}
+	objects := mapObjects{}
 	for f, data := range files {
-		fsys[f] = &fstest.MapFile{Data: data}
+		objects["backups/"+name+"/"+f] = data
 	}
-	return VerifyFS(context.Background(), fsys, name, VerifyOptions{})
+	s, err := NewStore(StoreConfig{Objects: objects})
+	if err != nil {
+		return nil, err
+	}
+	return s.Verify(context.Background(), name, VerifyOptions{})
+}
+
+// mapObjects is an ObjectStore in memory (backuptest.MemObjects, which
+// this package's internal tests cannot import).
+type mapObjects map[string][]byte
+
+func (m mapObjects) Folders(context.Context, string) ([]string, error) { return nil, nil }
+
+func (m mapObjects) List(_ context.Context, prefix string) ([]Object, error) {
+	var out []Object
+	for k, data := range m {
+		if name, ok := strings.CutPrefix(k, prefix); ok {
+			out = append(out, Object{Key: k, Name: name, Size: int64(len(data))})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (m mapObjects) Open(_ context.Context, key string) (io.ReadCloser, error) {
+	data, ok := m[key]
+	if !ok {
+		return nil, &ObjectNotFoundError{Where: "memory", Key: key}
+	}
+	return io.NopCloser(bytes.NewReader(data)), nil
 }
 
 func TestScanItem(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 // of the cluster's tenant namespace, from the Secrets Cozystack derives for
 // it (see backup.LoadCredentials).
 func (cl *Cluster) BucketCredentials(ctx context.Context, bucket, user string) (backup.Credentials, error) {
-	return backup.LoadCredentials(ctx, cl.c.core, cl.ref.Namespace, bucket, user)
+	return backup.LoadCredentials(ctx, cl.c.core, backup.BucketRef{Namespace: cl.ref.Namespace, Bucket: bucket, User: user})
 }
 
 // VeleroValues returns the Velero addon values for the Bucket bucket of the

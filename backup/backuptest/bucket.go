@@ -3,7 +3,6 @@ package backuptest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -58,20 +57,8 @@ func (b Bucket) PutBackup(ctx context.Context, spec Spec) (backup.ResourceList, 
 	if err := b.put(ctx, b.BackupKey(spec.Name, spec.Name+".tar.gz"), f); err != nil {
 		return nil, err
 	}
-	listJSON, err := json.Marshal(list)
-	if err != nil {
-		return nil, fmt.Errorf("backuptest: %w", err)
-	}
-	for _, o := range []struct {
-		file string
-		data []byte
-	}{
-		{spec.Name + "-resource-list.json.gz", gzipBytes(listJSON)},
-		{spec.Name + "-logs.gz", gzipBytes([]byte("time=\"2026-01-01T00:00:00Z\" level=info msg=\"Backup completed\"\n"))},
-		{spec.Name + "-results.gz", gzipBytes([]byte(`{"errors":{},"warnings":{"namespaces":{"ns-0":["a warning"]}}}`))},
-		{"velero-backup.json", spec.BackupJSON()},
-	} {
-		if err := b.PutObject(ctx, b.BackupKey(spec.Name, o.file), o.data); err != nil {
+	for file, data := range spec.metaFiles(list) {
+		if err := b.PutObject(ctx, b.BackupKey(spec.Name, file), data); err != nil {
 			return nil, err
 		}
 	}

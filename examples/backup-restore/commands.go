@@ -31,6 +31,11 @@ type options struct {
 	// namespace), for reading the bucket directly.
 	bucketKubeconfig, bucketNamespace, bucket, bucketUser, prefix, caFile string
 
+	// verify's other sources: a copy of the bucket on disk, or an S3
+	// endpoint and bucket (keys from AWS_ACCESS_KEY_ID and
+	// AWS_SECRET_ACCESS_KEY).
+	dir, s3Endpoint, s3Bucket string
+
 	// out receives results (tables, descriptions); progress receives
 	// progress lines. Set from the command's outputs before it runs.
 	out, progress io.Writer
@@ -43,6 +48,13 @@ func (o *options) bucketFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.bucketUser, "bucket-user", "velero", "Bucket user whose credentials to read")
 	fs.StringVar(&o.prefix, "prefix", "", "backup storage location prefix in the bucket")
 	fs.StringVar(&o.caFile, "ca-file", "", "PEM CA to trust for the S3 endpoint")
+}
+
+// sourceFlags adds verify's sources besides the Bucket Secret.
+func (o *options) sourceFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.dir, "dir", "", "read a copy of the bucket on disk (aws s3 sync, rclone) instead of S3")
+	fs.StringVar(&o.s3Endpoint, "s3-endpoint", "", "S3 endpoint URL (https://host[:port]) to read instead of a Bucket; keys from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+	fs.StringVar(&o.s3Bucket, "s3-bucket", "", "S3 bucket name, with --s3-endpoint")
 }
 
 // withTimeout applies --timeout to ctx.
@@ -68,21 +80,78 @@ func (o *options) open(cmd *cobra.Command) (context.Context, context.CancelFunc,
 	return ctx, cancel, c, nil
 }
 
-// checkBucketFlags refuses an incomplete set of --bucket flags before
-// anything is contacted.
+// checkBucketFlags refuses an incomplete set of --bucket flags (or of
+// verify's other sources) before anything is contacted.
 func (o *options) checkBucketFlags() error {
+	sources := 0
+	for _, set := range []bool{o.dir != "", o.s3Endpoint != "" || o.s3Bucket != "", o.bucket != "" || o.bucketNamespace != ""} {
+		if set {
+			sources++
+		}
+	}
+	switch {
+	case sources > 1:
+		return cli.Usage("pass one of --dir, --s3-endpoint or --bucket")
+	case o.dir != "":
+		return nil
+	case o.s3Endpoint != "" || o.s3Bucket != "":
+		if o.s3Endpoint == "" || o.s3Bucket == "" {
+			return cli.Usage("reading S3 needs --s3-endpoint and --s3-bucket")
+		}
+		if os.Getenv("AWS_ACCESS_KEY_ID") == "" || os.Getenv("AWS_SECRET_ACCESS_KEY") == "" {
+			return cli.Usage("--s3-endpoint needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment")
+		}
+		return nil
+	}
 	if o.bucketNamespace == "" || o.bucket == "" {
 		return cli.Usage("reading the bucket needs --bucket-namespace and --bucket")
 	}
 	return nil
 }
 
-// store opens the bucket with the credentials from the Bucket Secret, read
-// from --bucket-kubeconfig, or from the --kubeconfig cluster (with
-// --context) when it is not set.
-func (o *options) store(ctx context.Context) (*backup.Store, error) {
+// store opens the backup storage location: a directory (--dir), an S3
+// endpoint (--s3-endpoint), or the bucket with the credentials from the
+// Bucket Secret, read from --bucket-kubeconfig, or from the --kubeconfig
+// cluster (with --context) when it is not set. It returns where it reads,
+// for messages.
+func (o *options) store(ctx context.Context) (*backup.Store, string, error) {
 	if err := o.checkBucketFlags(); err != nil {
-		return nil, err
+		return nil, "", err
+	}
+	if o.dir != "" {
+		objects, err := backup.NewDirObjects(o.dir)
+		if err != nil {
+			return nil, "", cli.Usage("--dir: %v", err)
+		}
+		s, err := backup.NewStore(backup.StoreConfig{Objects: objects, Prefix: o.prefix})
+		return s, o.dir, err
+	}
+	creds, err := o.credentials(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	s3cfg := backup.S3Config{Credentials: creds, Logger: o.target.Logger()}
+	if o.caFile != "" {
+		if s3cfg.CACertPEM, err = os.ReadFile(o.caFile); err != nil {
+			return nil, "", cli.Usage("read --ca-file: %v", err)
+		}
+	}
+	if o.s3Endpoint != "" {
+		s3cfg.URL = o.s3Endpoint
+	}
+	objects, err := backup.NewS3Objects(s3cfg)
+	if err != nil {
+		return nil, "", cli.Usage("%v", err)
+	}
+	s, err := backup.NewStore(backup.StoreConfig{Objects: objects, Prefix: o.prefix})
+	return s, objects.String(), err
+}
+
+// credentials reads the Bucket Secret, or, with --s3-endpoint, the keys
+// from the environment.
+func (o *options) credentials(ctx context.Context) (backup.Credentials, error) {
+	if o.s3Endpoint != "" {
+		return backup.Credentials{Bucket: o.s3Bucket, AccessKeyID: os.Getenv("AWS_ACCESS_KEY_ID"), SecretAccessKey: os.Getenv("AWS_SECRET_ACCESS_KEY")}, nil
 	}
 	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: o.bucketKubeconfig}
 	overrides := &clientcmd.ConfigOverrides{}
@@ -91,26 +160,20 @@ func (o *options) store(ctx context.Context) (*backup.Store, error) {
 	}
 	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitUnavailable, fmt.Errorf("load %s: %w", rules.ExplicitPath, err))
+		return backup.Credentials{}, cli.WithCode(cli.ExitUnavailable, fmt.Errorf("load %s: %w", rules.ExplicitPath, err))
 	}
 	kube, err := kubernetes.NewForConfig(rc)
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitUnavailable, err)
+		return backup.Credentials{}, cli.WithCode(cli.ExitUnavailable, err)
 	}
-	creds, err := backup.LoadCredentials(ctx, kube, o.bucketNamespace, o.bucket, o.bucketUser)
+	creds, err := backup.LoadCredentials(ctx, kube, backup.BucketRef{Namespace: o.bucketNamespace, Bucket: o.bucket, User: o.bucketUser})
 	switch {
 	case errors.Is(err, backup.ErrSecretNotFound) || errors.Is(err, backup.ErrInvalidSecret):
-		return nil, cli.WithCode(cli.ExitFailure, err)
+		return backup.Credentials{}, cli.WithCode(cli.ExitFailure, err)
 	case err != nil:
-		return nil, cli.WithCode(cli.ExitUnavailable, fmt.Errorf("read the Bucket Secret: %w", err))
+		return backup.Credentials{}, cli.WithCode(cli.ExitUnavailable, fmt.Errorf("read the Bucket Secret: %w", err))
 	}
-	var ca []byte
-	if o.caFile != "" {
-		if ca, err = os.ReadFile(o.caFile); err != nil {
-			return nil, cli.Usage("read --ca-file: %v", err)
-		}
-	}
-	return backup.NewStore(backup.StoreConfig{Credentials: creds, Prefix: o.prefix, CACertPEM: ca, Logger: o.target.Logger()})
+	return creds, nil
 }
 
 func listCmd(o *options) *cobra.Command {
@@ -135,7 +198,7 @@ func listCmd(o *options) *cobra.Command {
 			}
 			var inBucket []string
 			if o.bucket != "" {
-				s, err := o.store(ctx)
+				s, _, err := o.store(ctx)
 				if err != nil {
 					return err
 				}
@@ -189,28 +252,29 @@ func verifyCmd(o *options) *cobra.Command {
 		Short: "Verify a backup straight from the bucket (no Velero involved)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.target.Embedded() && o.bucketKubeconfig == "" {
-				return cli.Usage("verify works on a real cluster: pass --kubeconfig (or --bucket-kubeconfig) and the --bucket flags")
+			if o.target.Embedded() && o.bucketKubeconfig == "" && o.dir == "" && o.s3Endpoint == "" {
+				return cli.Usage("verify reads a real bucket: pass --dir, --s3-endpoint, or --kubeconfig (or --bucket-kubeconfig) and the --bucket flags")
 			}
 			if err := o.checkBucketFlags(); err != nil {
 				return err
 			}
 			ctx, cancel := o.withTimeout(cmd.Context())
 			defer cancel()
-			s, err := o.store(ctx)
+			s, where, err := o.store(ctx)
 			if err != nil {
 				return err
 			}
-			return verify(ctx, o, s, args[0])
+			return verify(ctx, o, s, where, args[0])
 		},
 	}
 	o.bucketFlags(cmd.Flags())
+	o.sourceFlags(cmd.Flags())
 	return cmd
 }
 
 // verify runs Store.Verify with a progress line and prints the report.
-func verify(ctx context.Context, o *options, s *backup.Store, name string) error {
-	step := cli.Step(o.progress, "verifying "+name+" from s3://"+s.Bucket())
+func verify(ctx context.Context, o *options, s *backup.Store, where, name string) error {
+	step := cli.Step(o.progress, "verifying "+name+" from "+where)
 	rep, err := s.Verify(ctx, name, backup.VerifyOptions{})
 	step.Done(err)
 	if rep != nil {

@@ -86,7 +86,7 @@ func runDemo(parent context.Context, o *options) error {
 	if err := createBucketSecret(ctx, kube, s3); err != nil {
 		return err
 	}
-	creds, err := backup.LoadCredentials(ctx, kube, "tenant-demo", "velero-backups", "velero")
+	creds, err := backup.LoadCredentials(ctx, kube, backup.BucketRef{Namespace: "tenant-demo", Bucket: "velero-backups", User: "velero"})
 	if err != nil {
 		return err
 	}
@@ -138,11 +138,15 @@ func runDemo(parent context.Context, o *options) error {
 	}
 
 	fmt.Fprintln(o.out, "\n5. Verify it straight from S3 (no Velero involved)")
-	store, err := backup.NewStore(backup.StoreConfig{Credentials: creds, CACertPEM: s3.CAPEM})
+	objects, err := backup.NewS3Objects(backup.S3Config{Credentials: creds, CACertPEM: s3.CAPEM})
 	if err != nil {
 		return err
 	}
-	if err := verify(ctx, o, store, "demo-1"); err != nil {
+	store, err := backup.NewStore(backup.StoreConfig{Objects: objects})
+	if err != nil {
+		return err
+	}
+	if err := verify(ctx, o, store, objects.String(), "demo-1"); err != nil {
 		return err
 	}
 

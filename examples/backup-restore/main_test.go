@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/backup/backuptest"
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/internal/exitcodetest"
 	"github.com/cozystack/tenantkit/localenv"
@@ -70,6 +71,8 @@ func run(t *testing.T, ctx context.Context, args ...string) result {
 type world struct {
 	tenant, mgmt string // admin kubeconfig files
 	caFile       string // the S3 server's CA
+	s3URL        string // the S3 server's endpoint URL
+	s3Keys       [2]string
 	kube         kubernetes.Interface
 	dyn          dynamic.Interface
 	velero       *backup.Client
@@ -89,11 +92,12 @@ func startWorld(t *testing.T, ctx context.Context) *world {
 	s3, err := env.StartS3(ctx, localenv.S3Config{Buckets: []string{"velero-backups"}})
 	require.NoError(t, err)
 	require.NoError(t, createBucketSecret(ctx, mgmtKube, s3))
-	creds, err := backup.LoadCredentials(ctx, mgmtKube, "tenant-demo", "velero-backups", "velero")
+	creds, err := backup.LoadCredentials(ctx, mgmtKube, backup.BucketRef{Namespace: "tenant-demo", Bucket: "velero-backups", User: "velero"})
 	require.NoError(t, err)
 
 	w := &world{tenant: env.KubeconfigPath(), mgmt: mgmt.KubeconfigPath(), caFile: filepath.Join(t.TempDir(), "s3-ca.pem")}
 	require.NoError(t, os.WriteFile(w.caFile, s3.CAPEM, 0o600))
+	w.s3URL, w.s3Keys = "https://"+s3.Endpoint, [2]string{s3.AccessKey, s3.SecretKey}
 	w.kube, err = kubernetes.NewForConfig(env.RESTConfig())
 	require.NoError(t, err)
 	w.dyn, err = dynamic.NewForConfig(env.RESTConfig())
@@ -160,6 +164,13 @@ func TestSubcommands(t *testing.T) {
 	require.NotContains(t, r.stdout, "PROBLEM")
 	require.Contains(t, r.stdout, "demo-1 verifies")
 
+	// verify reads an S3 endpoint with keys from the environment too.
+	t.Setenv("AWS_ACCESS_KEY_ID", w.s3Keys[0])
+	t.Setenv("AWS_SECRET_ACCESS_KEY", w.s3Keys[1])
+	r = run(t, ctx, "verify", "demo-1", "--s3-endpoint", w.s3URL, "--s3-bucket", "velero-backups", "--ca-file", w.caFile)
+	require.Equal(t, cli.ExitOK, r.code)
+	require.Contains(t, r.stdout, "demo-1 verifies")
+
 	r = run(t, ctx, args([]string{"verify", "no-such-backup"}, kc, bucket)...)
 	require.Equal(t, cli.ExitFailure, r.code, "a backup the bucket does not hold does not verify")
 	require.Contains(t, r.progress, "backup no-such-backup has no files")
@@ -211,6 +222,9 @@ func TestDemo(t *testing.T) {
 func TestUsage(t *testing.T) {
 	kc := exitcodetest.WriteKubeconfigs(t)
 	unreachable := kc.Unreachable
+	dir := bucketCopy(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -231,6 +245,13 @@ func TestUsage(t *testing.T) {
 		{"stray argument", []string{"list", "extra", "--kubeconfig", unreachable}, cli.ExitUsage, `unknown command "extra" for "backup-restore list"`},
 		{"unknown subcommand", []string{"lsit"}, cli.ExitUsage, `unknown command "lsit" for "backup-restore"`},
 		{"negative timeout", []string{"list", "--timeout", "-5s"}, cli.ExitUsage, `invalid argument "-5s" for "--timeout" flag: -5s is negative`},
+		{"verify a bucket copy", []string{"verify", "nightly", "--dir", dir}, cli.ExitOK, "verifying nightly from " + dir},
+		{"verify a broken backup in a bucket copy", []string{"verify", "broken", "--dir", dir}, cli.ExitFailure, "verify broken: broken.tar.gz: tar"},
+		{"verify a backup the copy lacks", []string{"verify", "absent", "--dir", dir}, cli.ExitFailure, "backup absent has no files"},
+		{"verify a missing directory", []string{"verify", "nightly", "--dir", filepath.Join(dir, "absent")}, cli.ExitUsage, "--dir"},
+		{"verify with two sources", []string{"verify", "nightly", "--dir", dir, "--bucket", "b", "--bucket-namespace", "n"}, cli.ExitUsage, "pass one of --dir, --s3-endpoint or --bucket"},
+		{"verify S3 without a bucket", []string{"verify", "nightly", "--s3-endpoint", "https://127.0.0.1:1"}, cli.ExitUsage, "--s3-endpoint and --s3-bucket"},
+		{"verify S3 without keys", []string{"verify", "nightly", "--s3-endpoint", "https://127.0.0.1:1", "--s3-bucket", "b"}, cli.ExitUsage, "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, context.Background(), tt.args...)
@@ -238,6 +259,26 @@ func TestUsage(t *testing.T) {
 			require.Contains(t, r.progress, tt.msg)
 		})
 	}
+}
+
+// bucketCopy writes a copy of a bucket on disk, as `aws s3 sync` leaves
+// it: an intact backup "nightly" and a backup "broken" whose archive is
+// cut short.
+func bucketCopy(t *testing.T) string {
+	dir := t.TempDir()
+	for _, name := range []string{"nightly", "broken"} {
+		files, err := backuptest.Spec{Name: name, ConfigMaps: 3}.Files()
+		require.NoError(t, err)
+		archive := files[name+".tar.gz"]
+		if name == "broken" {
+			files[name+".tar.gz"] = archive[:len(archive)/2]
+		}
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "backups", name), 0o755))
+		for f, data := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "backups", name, f), data, 0o644))
+		}
+	}
+	return dir
 }
 
 // TestListRows checks the list table, with a backup that only the bucket

@@ -130,7 +130,11 @@ func backupAndVerify(ctx context.Context, w *world, c *backup.Client, creds back
 	if err != nil {
 		return nil, err
 	}
-	store, err := backup.NewStore(backup.StoreConfig{Credentials: creds, CACertPEM: caPEM})
+	objects, err := backup.NewS3Objects(backup.S3Config{Credentials: creds, CACertPEM: caPEM})
+	if err != nil {
+		return nil, err
+	}
+	store, err := backup.NewStore(backup.StoreConfig{Objects: objects})
 	if err != nil {
 		return nil, err
 	}
