@@ -48,7 +48,7 @@ func TestV1alpha1_lifecycle(t *testing.T) {
 			require.True(t, info.IP.IsLoopback())
 			require.Equal(t, info.IP, cluster.HostAddr(info.PodIP))
 			// The headless service name resolves to the pod's address.
-			addrs, err := cluster.Resolver().LookupHost(ctx, etcdlayout.Host(tn.Namespace, i))
+			addrs, err := cluster.Resolver().LookupHost(ctx, etcdlayout.StatefulSetHost(tn.Namespace, i))
 			require.NoError(t, err)
 			require.Equal(t, []string{info.IP.String()}, addrs)
 		}
