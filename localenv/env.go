@@ -14,9 +14,9 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/cozystack/tenantkit/localenv/pki"
 	"github.com/cozystack/tenantkit/internal/process"
 	"github.com/cozystack/tenantkit/internal/serverbin"
+	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
 // Provider selects what backs an environment.

@@ -18,8 +18,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cozystack/tenantkit/internal/peerurl"
-	"github.com/cozystack/tenantkit/localenv/pki"
 	"github.com/cozystack/tenantkit/internal/process"
+	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
 // EtcdCluster is the environment's etcd cluster: real etcd processes on
