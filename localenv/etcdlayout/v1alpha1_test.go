@@ -162,7 +162,7 @@ func TestV1alpha1_lifecycle(t *testing.T) {
 			info, _ := cluster.Pod(tn.Namespace, etcdlayout.PodName(i))
 			podAddrs = append(podAddrs, net.JoinHostPort(info.IP.String(), "2379"))
 		}
-		require.Len(t, pids, 9, "and 3 pod etcds")
+		require.Len(t, pids, 7, "and 3 pod etcds")
 		dir := env.Dir()
 		require.NoError(t, env.Stop())
 		for _, pid := range pids {
