@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 )
 
-// One local control plane (etcd x3 + kube-apiserver) serves every
+// One local control plane (etcd + kube-apiserver) serves every
 // integration test of the package; tests use distinct tenants.
 var shared struct {
 	once sync.Once

@@ -94,6 +94,9 @@ type checkpointJSON struct {
 
 // Encode returns the checkpoint as indented JSON.
 func (c *Checkpoint) Encode() ([]byte, error) {
+	if c == nil {
+		return nil, errNil("*Checkpoint")
+	}
 	cj := checkpointJSON{Checkpoint: *c, ClusterID: FormatID(c.ClusterID), MemberID: FormatID(c.MemberID)}
 	for _, id := range c.Peers {
 		cj.Peers = append(cj.Peers, FormatID(id))
@@ -170,8 +173,12 @@ func checkpointName(cluster string) string { return cluster + "-relocate" }
 const checkpointKey = "checkpoint.json"
 
 // CheckpointFor returns the checkpoint that records plan p (phase running,
-// Started unset; the executor stamps it when it writes the checkpoint).
+// Started unset; the executor stamps it when it writes the checkpoint), or
+// nil for a nil plan.
 func CheckpointFor(p *Plan) *Checkpoint {
+	if p == nil {
+		return nil
+	}
 	m := p.Member
 	return &Checkpoint{
 		Version: 1, Namespace: p.Namespace, Cluster: p.Cluster, Layout: p.Layout, ClusterID: p.ClusterID,
@@ -188,7 +195,7 @@ func CheckpointFor(p *Plan) *Checkpoint {
 func (x *run) ownCheckpoint(cp *Checkpoint) error {
 	name := x.p.Namespace + "/" + checkpointName(x.p.Cluster)
 	switch {
-	case cp.MemberID != x.p.Member.ID || !SameURL(cp.PeerURL, x.p.Member.PeerURL):
+	case cp.MemberID != x.p.Member.ID || !sameURL(cp.PeerURL, x.p.Member.PeerURL):
 		return fmt.Errorf("%w: ConfigMap %s records member %s", ErrRelocationInProgress, name, FormatID(cp.MemberID))
 	case cp.TargetNode != x.p.TargetNode:
 		return fmt.Errorf("%w: ConfigMap %s records a move of this member to %s", ErrRelocationInProgress, name, cp.TargetNode)

@@ -202,12 +202,12 @@ func (te *tenantEnv) requireOldVolumeReleased(t testing.TB, plan *etcdrelocate.P
 // replayDocumented runs the documented shell procedure on member with the
 // same load and monitor, cordoning the source as operators do to steer the
 // pod away.
-func (te *tenantEnv) replayDocumented(t testing.TB, name, member string) (moveReport, *etcdrelocatetest.DocumentedReport) {
+func (te *tenantEnv) replayDocumented(t testing.TB, name, member string) (moveReport, *documentedReport) {
 	t.Helper()
-	return te.replayDocumentedWith(t, name, member, etcdrelocatetest.DocumentedConfig{})
+	return te.replayDocumentedWith(t, name, member, documentedConfig{})
 }
 
-func (te *tenantEnv) replayDocumentedWith(t testing.TB, name, member string, cfg etcdrelocatetest.DocumentedConfig) (moveReport, *etcdrelocatetest.DocumentedReport) {
+func (te *tenantEnv) replayDocumentedWith(t testing.TB, name, member string, cfg documentedConfig) (moveReport, *documentedReport) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -226,7 +226,7 @@ func (te *tenantEnv) replayDocumentedWith(t testing.TB, name, member string, cfg
 		cc.Endpoints = []string{endpoint}
 		return clientv3.New(cc)
 	}
-	doc, err := etcdrelocatetest.ReplayDocumented(ctx, cfg)
+	doc, err := replayDocumentedProcedure(ctx, cfg)
 	require.NoError(t, err)
 	require.NoError(t, te.env.Cluster().Uncordon(ctx, from))
 	time.Sleep(time.Second)
@@ -468,7 +468,7 @@ func TestDocumentedProcedureRace(t *testing.T) {
 	lib := te.relocateUnderLoad(t, "library", "etcd-1", te.freeNode(t, s))
 	te.waitHealthy(t, r, "etcd-2")
 	doc, rep := te.replayDocumentedWith(t, "documented, 3 s plugin", "etcd-2",
-		etcdrelocatetest.DocumentedConfig{PluginLatency: 3 * time.Second, WaitTimeout: 20 * time.Second, CallTimeout: 5 * time.Second})
+		documentedConfig{PluginLatency: 3 * time.Second, WaitTimeout: 20 * time.Second, CallTimeout: 5 * time.Second})
 	t.Logf("same cluster, steady write load:\n%s\n%s\n%s", reportHeader, lib.row(), doc.row())
 	// Deterministic differences: the library never counts a member without
 	// its data as a voter; the documented voting add does.

@@ -98,6 +98,12 @@ var (
 	ErrInvalidCheckpoint = errors.New("etcdrelocate: invalid checkpoint")
 	// ErrInvalidConfig is returned by New and Plan for unusable input.
 	ErrInvalidConfig = errors.New("etcdrelocate: invalid config")
+	// ErrInvalidArgument is returned for a nil argument where a value is
+	// needed (a nil *State to PlanFor, Preflight or RestorePlanFor, a nil
+	// *Plan to Execute or Verify, a nil *Checkpoint to Encode, a nil
+	// *rest.Config to PortForwardDialer) and for a Relocator not made by
+	// New.
+	ErrInvalidArgument = errors.New("etcdrelocate: invalid argument")
 	// ErrLocked is returned (inside a *LockedError) when another executor
 	// holds the cluster's relocation Lease: one executor acts on a tenant
 	// etcd at a time, whatever member or target it was asked for.
@@ -115,6 +121,9 @@ var (
 	// rolled back in the namespace: no replica is missing by its record.
 	ErrNothingToRestore = errors.New("etcdrelocate: no rolled-back relocation to restore")
 )
+
+// errNil returns an error wrapping ErrInvalidArgument for a nil what.
+func errNil(what string) error { return fmt.Errorf("%w: nil %s", ErrInvalidArgument, what) }
 
 // LockedError reports that another executor holds the cluster's
 // relocation Lease. It unwraps to ErrLocked.

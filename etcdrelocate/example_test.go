@@ -1,12 +1,38 @@
 package etcdrelocate_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
 )
+
+// The flow against a cluster: plan, print the plan for a dry run, execute
+// it under the cluster's relocation Lease. Running it again resumes an
+// interrupted relocation.
+func ExampleRelocator_Execute() {
+	ctx := context.Background()
+	var restConfig *rest.Config // the management cluster, e.g. from clientcmd
+	r, err := etcdrelocate.NewForConfig(restConfig, etcdrelocate.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	plan, err := r.Plan(ctx, etcdrelocate.Request{Namespace: "tenant-demo", Member: "etcd-1", TargetNode: "node-c"})
+	if err != nil {
+		log.Fatal(err) // a *PreflightError lists every reason to refuse
+	}
+	fmt.Print(plan) // the dry run: every step, its precondition and its check
+	res, err := r.Execute(ctx, plan)
+	if err != nil {
+		log.Fatal(err) // errors.Is(err, etcdrelocate.ErrLocked): another run holds the Lease
+	}
+	fmt.Print(res.Verification)
+}
 
 // A plan is a plain value: make it from an observed state and print it for
 // a dry run. Here the state is built by hand; Relocator.Plan observes a real

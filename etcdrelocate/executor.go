@@ -44,6 +44,9 @@ type StepResult struct {
 
 // Step returns the result of the step of the given kind, or nil.
 func (r *Result) Step(kind StepKind) *StepResult {
+	if r == nil {
+		return nil
+	}
 	for i := range r.Steps {
 		if r.Steps[i].Kind == kind {
 			return &r.Steps[i]
@@ -99,6 +102,12 @@ type run struct {
 // ErrLeaseLost. A plan made before another run changed the cluster fails
 // with ErrPlanStale: plan again.
 func (r *Relocator) Execute(ctx context.Context, p *Plan) (*Result, error) {
+	if err := r.usable(); err != nil {
+		return &Result{}, err
+	}
+	if p == nil {
+		return &Result{}, errNil("*Plan")
+	}
 	return r.underLease(ctx, p.Namespace, p.Cluster, func(ctx context.Context, fr *Relocator, l *lease) (*Result, error) {
 		return fr.execute(ctx, p, l)
 	})

@@ -111,31 +111,28 @@ const (
 	GroupCozystack = "etcd-operator.cozystack.io"
 )
 
-// MemberHost is the DNS name of a member's pod: <pod>.<service>.<ns>.svc.
-func MemberHost(pod, service, namespace string) string {
+// PodHost is the DNS name of a member's pod under a headless Service:
+// <pod>.<service>.<ns>.svc.
+func PodHost(pod, service, namespace string) string {
 	return pod + "." + service + "." + namespace + ".svc"
 }
 
-// PeerURL is the peer URL the operators give a member:
+// PodPeerURL is the peer URL the operators give the member running in pod:
 // https://<pod>.<service>.<ns>.svc:2380.
-func PeerURL(pod, service, namespace string) string {
-	return "https://" + net.JoinHostPort(MemberHost(pod, service, namespace), peerPort)
+func PodPeerURL(pod, service, namespace string) string {
+	return "https://" + net.JoinHostPort(PodHost(pod, service, namespace), peerPort)
 }
 
-// ClientURL is a member's client URL: https://<pod>.<service>.<ns>.svc:2379.
-func ClientURL(pod, service, namespace string) string {
-	return "https://" + net.JoinHostPort(MemberHost(pod, service, namespace), clientPort)
+// PodClientURL is the client URL of the member running in pod:
+// https://<pod>.<service>.<ns>.svc:2379.
+func PodClientURL(pod, service, namespace string) string {
+	return "https://" + net.JoinHostPort(PodHost(pod, service, namespace), clientPort)
 }
 
-// NormalizeURL returns the canonical form of a peer or client URL for
-// comparison: lower-case scheme and host, no trailing dot, the cluster-domain
-// suffix after ".svc" dropped, the default port explicit, no path. Members
-// are matched by peer URL, never by name.
-func NormalizeURL(raw string) string { return peerurl.Normalize(raw) }
-
-// SameURL reports whether two URLs name the same endpoint after
-// NormalizeURL.
-func SameURL(a, b string) bool { return peerurl.Same(a, b) }
+// sameURL reports whether two peer or client URLs name the same endpoint
+// (case, trailing dot, cluster-domain suffix and default port aside):
+// members are matched by peer URL, never by name.
+func sameURL(a, b string) bool { return peerurl.Same(a, b) }
 
 // hostOf returns the host of a URL, or "".
 func hostOf(raw string) string {

@@ -90,7 +90,7 @@ func byID(ms []*pb.Member, id uint64) *pb.Member {
 func byPeerURL(ms []*pb.Member, u string) *pb.Member {
 	for _, m := range ms {
 		for _, p := range m.PeerURLs {
-			if SameURL(p, u) {
+			if sameURL(p, u) {
 				return m
 			}
 		}

@@ -79,7 +79,7 @@ type etcdFixture struct {
 }
 
 func newEtcdFixture(t *testing.T) *etcdFixture {
-	env := localenv.StartT(t, localenv.Config{SkipAPIServer: true})
+	env := localenv.StartT(t, localenv.Config{EtcdMembers: 3, SkipAPIServer: true})
 	conn := &connector{tls: env.Etcd().TLSConfig(), call: 5 * time.Second}
 	t.Cleanup(conn.close)
 	cli, err := conn.client(env.Etcd().Endpoints()...)

@@ -13,6 +13,9 @@ import (
 // (never by name). A namespace without a recognisable layout yields a State
 // with LayoutUnknown, which Preflight refuses.
 func (r *Relocator) Observe(ctx context.Context, namespace, cluster string) (*State, error) {
+	if err := r.usable(); err != nil {
+		return nil, err
+	}
 	if cluster == "" {
 		cluster = DefaultCluster
 	}
@@ -55,7 +58,7 @@ func (r *Relocator) endpoints(kv *kubeView, namespace string) []string {
 	}
 	var eps []string
 	for _, p := range kv.pods {
-		eps = append(eps, ClientURL(p.Name, kv.service, namespace))
+		eps = append(eps, PodClientURL(p.Name, kv.service, namespace))
 	}
 	return eps
 }

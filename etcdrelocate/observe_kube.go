@@ -302,7 +302,7 @@ func expectedPeerURL(p *corev1.Pod, service string) string {
 			return strings.Split(expand(v, env), ",")[0]
 		}
 	}
-	return PeerURL(p.Name, service, p.Namespace)
+	return PodPeerURL(p.Name, service, p.Namespace)
 }
 
 // expand replaces $(VAR) with env[VAR], as the kubelet does.

@@ -105,6 +105,9 @@ type Plan struct {
 // resumes it; otherwise preflight runs first and its *PreflightError is
 // returned on refusal.
 func PlanFor(s *State, req Request) (*Plan, error) {
+	if s == nil {
+		return nil, errNil("*State")
+	}
 	if cp := s.Checkpoint; cp != nil && checkpointMatches(s, cp, req) {
 		return resumePlan(s, cp)
 	}
@@ -157,7 +160,7 @@ func checkpointMatches(s *State, cp *Checkpoint, req Request) bool {
 		return true
 	}
 	m := s.FindMember(req.Member)
-	return m != nil && SameURL(m.PeerURL(), cp.PeerURL)
+	return m != nil && sameURL(m.PeerURL(), cp.PeerURL)
 }
 
 // resumePlan rebuilds the plan recorded in a checkpoint.
@@ -335,6 +338,9 @@ func (p *Plan) snapshotDir() string {
 // steps with their preconditions, checks and the fault tolerance each
 // leaves.
 func (p *Plan) String() string {
+	if p == nil {
+		return "<nil plan>"
+	}
 	var b strings.Builder
 	if p.Restore {
 		fmt.Fprintf(&b, "Restore %s (%s; removed member %s) of %s/%s on %s\n", p.Member.label(), p.Member.PeerURL, FormatID(p.Member.ID),
@@ -364,6 +370,9 @@ func (p *Plan) String() string {
 
 // Step returns the step of the given kind, or nil.
 func (p *Plan) Step(kind StepKind) *Step {
+	if p == nil {
+		return nil
+	}
 	for i := range p.Steps {
 		if p.Steps[i].Kind == kind {
 			return &p.Steps[i]

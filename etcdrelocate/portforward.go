@@ -26,6 +26,9 @@ import (
 // <pod>.<service>.<namespace>.svc:<port> opens a port-forward stream to
 // that pod and port; TLS is still verified against the member's DNS name.
 func PortForwardDialer(cfg *rest.Config) (DialFunc, error) {
+	if cfg == nil {
+		return nil, errNil("*rest.Config")
+	}
 	transport, upgrader, err := spdy.RoundTripperFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("port-forward: %w", err)

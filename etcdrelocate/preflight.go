@@ -12,6 +12,9 @@ import (
 // listing every failed check; errors.Is finds each sentinel (ErrTooFewVoters,
 // ErrMemberDown, ErrLearnerPresent, ErrAlarm, ErrTargetHasReplica, ...).
 func Preflight(s *State, req Request) error {
+	if s == nil {
+		return errNil("*State")
+	}
 	_, _, err := preflight(s, req)
 	return err
 }

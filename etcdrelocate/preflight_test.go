@@ -183,15 +183,3 @@ func TestFindMember(t *testing.T) {
 	}
 	require.Nil(t, s.FindMember("etcd-9"))
 }
-
-func TestNormalizeURL(t *testing.T) {
-	for _, tt := range []struct{ a, b string }{
-		{"https://etcd-0.etcd-headless.ns.svc:2380", "HTTPS://ETCD-0.etcd-headless.ns.svc:2380/"},
-		{"https://etcd-0.etcd-headless.ns.svc:2380", "https://etcd-0.etcd-headless.ns.svc.cozy.local:2380"},
-		{"https://etcd-0.etcd-headless.ns.svc.:2380", "https://etcd-0.etcd-headless.ns.svc:2380"},
-		{"https://10.0.0.1", "https://10.0.0.1:443"},
-	} {
-		require.True(t, etcdrelocate.SameURL(tt.a, tt.b), "%s vs %s", tt.a, tt.b)
-	}
-	require.False(t, etcdrelocate.SameURL("https://etcd-0.x.ns.svc:2380", "https://etcd-1.x.ns.svc:2380"))
-}

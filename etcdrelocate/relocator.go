@@ -105,6 +105,15 @@ func NewForConfig(rc *rest.Config, cfg Config) (*Relocator, error) {
 	return New(cfg)
 }
 
+// usable returns an error wrapping ErrInvalidArgument for a nil Relocator
+// or one not made by New (its zero value has no clients).
+func (r *Relocator) usable() error {
+	if r == nil || r.cfg.Kube == nil {
+		return fmt.Errorf("%w: nil or zero Relocator (make one with New or NewForConfig)", ErrInvalidArgument)
+	}
+	return nil
+}
+
 // Plan observes the cluster req names and returns the plan for req, or the
 // plan that resumes a relocation recorded in the cluster. See PlanFor.
 func (r *Relocator) Plan(ctx context.Context, req Request) (*Plan, error) {

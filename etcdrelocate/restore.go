@@ -65,6 +65,9 @@ func (r *Relocator) PlanRestore(ctx context.Context, req RestoreRequest) (*Plan,
 // interrupted restoring) checkpoint, and a *PreflightError when the node is
 // unusable or the remaining members are not all healthy voters.
 func RestorePlanFor(s *State, req RestoreRequest) (*Plan, error) {
+	if s == nil {
+		return nil, errNil("*State")
+	}
 	cp := s.Checkpoint
 	switch {
 	case cp == nil:
@@ -119,7 +122,7 @@ func restorePreflight(s *State, cp *Checkpoint, node string) error {
 		fail("target-node", ErrTargetNode, "node %s is cordoned", node)
 	}
 	for _, m := range s.Members {
-		if m.Node() == node && !SameURL(m.PeerURL(), cp.PeerURL) {
+		if m.Node() == node && !sameURL(m.PeerURL(), cp.PeerURL) {
 			fail("target-node", ErrTargetHasReplica, "node %s already runs member %s", node, m.Label())
 		}
 		if m.ID == cp.MemberID {
@@ -131,12 +134,12 @@ func restorePreflight(s *State, cp *Checkpoint, node string) error {
 		fail("voters", ErrUnexpectedMember, "%d voters; the rolled-back relocation left %d", len(voters), cp.Voters-1)
 	}
 	for _, l := range s.Learners() {
-		if cp.Phase != PhaseRestoring || !SameURL(l.PeerURL(), cp.PeerURL) {
+		if cp.Phase != PhaseRestoring || !sameURL(l.PeerURL(), cp.PeerURL) {
 			fail("learners", ErrLearnerPresent, "member %s (%s) is a learner", l.Label(), FormatID(l.ID))
 		}
 	}
 	for _, m := range voters {
-		if m.Status == nil && !SameURL(m.PeerURL(), cp.PeerURL) {
+		if m.Status == nil && !sameURL(m.PeerURL(), cp.PeerURL) {
 			fail("members", ErrMemberDown, "voter %s (%s) does not answer: %s", m.Label(), FormatID(m.ID), m.StatusError)
 		}
 	}

@@ -299,7 +299,7 @@ func (w *stallWatch) clientURL(m *pb.Member) string {
 	if len(m.ClientURLs) > 0 {
 		return m.ClientURLs[0]
 	}
-	if !w.x.p.Layout.operatorManaged() && len(m.PeerURLs) > 0 && SameURL(m.PeerURLs[0], w.x.p.Member.PeerURL) {
+	if !w.x.p.Layout.operatorManaged() && len(m.PeerURLs) > 0 && sameURL(m.PeerURLs[0], w.x.p.Member.PeerURL) {
 		return clientURLFromPeer(w.x.p.Member.PeerURL)
 	}
 	return ""

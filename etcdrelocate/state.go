@@ -306,7 +306,7 @@ func (s *State) MemberByID(id uint64) *Member {
 func (s *State) MemberByPeerURL(u string) *Member {
 	for i := range s.Members {
 		for _, p := range s.Members[i].PeerURLs {
-			if SameURL(p, u) {
+			if sameURL(p, u) {
 				return &s.Members[i]
 			}
 		}

@@ -204,7 +204,7 @@ func (x *run) replacementPod(ctx context.Context, peerURL string) (*corev1.Pod, 
 		return nil, err
 	}
 	for i := range kv.pods {
-		if SameURL(expectedPeerURL(&kv.pods[i], kv.service), peerURL) {
+		if sameURL(expectedPeerURL(&kv.pods[i], kv.service), peerURL) {
 			return &kv.pods[i], nil
 		}
 	}

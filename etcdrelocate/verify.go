@@ -88,6 +88,12 @@ func (v *Verification) String() string {
 // ErrVerify with the problems, or ErrNotObserved with what could not be
 // checked, if that persists.
 func (r *Relocator) Verify(ctx context.Context, p *Plan) (*Verification, error) {
+	if err := r.usable(); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, errNil("*Plan")
+	}
 	var wake <-chan struct{}
 	podOnly := !p.Layout.operatorManaged() && p.Member.Pod != ""
 	if podOnly {
@@ -215,7 +221,7 @@ func replacement(s *State, p *Plan) *Member {
 			if !slices.Contains(p.Peers, m.ID) {
 				return m
 			}
-		} else if SameURL(m.PeerURL(), p.Member.PeerURL) {
+		} else if sameURL(m.PeerURL(), p.Member.PeerURL) {
 			return m
 		}
 	}

@@ -17,9 +17,9 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/cozystack/tenantkit/internal/pki"
 	"github.com/cozystack/tenantkit/internal/process"
 	"github.com/cozystack/tenantkit/internal/serverbin"
+	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
 // APIServerConfig configures one kube-apiserver.

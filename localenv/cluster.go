@@ -153,7 +153,7 @@ func (e *Env) startCluster(ctx context.Context, a *APIServer, cc ClusterConfig) 
 		names[i] = n.Name
 	}
 	c.agent, err = nodeagent.Start(ctx, nodeagent.Config{
-		Client: cs, Nodes: cc.Nodes, Dir: nodesDir, Network: c.network,
+		Client: cs, Nodes: agentNodes(cc.Nodes), Dir: nodesDir, Network: c.network,
 		EtcdBinary: etcdBin, DNSServer: c.dns.Addr(),
 		HeartbeatInterval: cc.heartbeat(), MaxProbePeriod: cc.MaxProbePeriod, RestartBackoff: cc.RestartBackoff, Logger: e.log,
 	})
@@ -222,7 +222,11 @@ func (c *Cluster) KillContainer(namespace, pod, container string) error {
 // Pod returns what the node agent knows about a running pod: node, IP,
 // container processes. ok is false when no node runs it.
 func (c *Cluster) Pod(namespace, name string) (info PodInfo, ok bool) {
-	return c.agent.Pod(namespace, name)
+	in, ok := c.agent.Pod(namespace, name)
+	if !ok {
+		return PodInfo{}, false
+	}
+	return podInfo(in), true
 }
 
 // Processes returns the running pod processes (real etcd servers).

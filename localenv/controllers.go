@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cozystack/tenantkit/internal/pki"
 	"github.com/cozystack/tenantkit/internal/process"
 	"github.com/cozystack/tenantkit/internal/serverbin"
+	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
 // controlPlaneComponent is kube-controller-manager or kube-scheduler started

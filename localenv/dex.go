@@ -19,9 +19,9 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/cozystack/tenantkit/internal/pki"
 	"github.com/cozystack/tenantkit/internal/process"
 	"github.com/cozystack/tenantkit/internal/serverbin"
+	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
 // DexKubectlClient is the static public client kubectl logs in with.

@@ -6,15 +6,17 @@
 // and examples run on it, and so can yours.
 //
 // It is envtest (sigs.k8s.io/controller-runtime/pkg/envtest) with more real
-// parts: the etcd cluster has several members that a test can kill,
-// restart, add and remove; several apiservers can run side by side (one per
+// parts: the etcd cluster can have several members (Config.EtcdMembers)
+// that a test can kill, restart, add and remove; several apiservers can run side by side (one per
 // simulated tenant cluster), each with its own etcd key prefix; any flag can
 // be passed to an apiserver; and the servers that tenantkit's packages talk
 // to run too.
 //
 // # Testing your code against it
 //
-// The zero Config starts etcd and kube-apiserver. StartT starts an
+// The zero Config starts one etcd member and kube-apiserver, as envtest
+// does; Config.EtcdMembers: 3 starts a cluster whose members a test can
+// fail (Env.Etcd). StartT starts an
 // environment for a test, skips the test under -short and stops everything
 // in t.Cleanup:
 //
@@ -65,10 +67,14 @@
 // certificate in system:masters (RESTConfig, KubeconfigPath). Authorization
 // is RBAC. Without controllers (the default), the ServiceAccount admission
 // plugin is off, as in envtest, because no controller creates the default
-// service accounts. Env.CA issues more client certificates, for tests of
-// what another user may do:
+// service accounts. Env.AddUser returns a rest.Config of another user, a
+// client certificate signed by the environment's CA, for tests of what
+// your RBAC rules let a user or a group do; it is Forbidden until a
+// binding names it:
 //
-//	kp, err := env.CA().Issue(localenv.CertSpec{CommonName: "alice", Usage: localenv.ClientCert})
+//	rc, err := env.AddUser(localenv.User{Name: "alice", Groups: []string{"team-a"}})
+//
+// Env.CA (package localenv/pki) issues any other certificate.
 //
 // # Simulated cluster
 //

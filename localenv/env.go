@@ -14,9 +14,9 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/cozystack/tenantkit/internal/pki"
 	"github.com/cozystack/tenantkit/internal/process"
 	"github.com/cozystack/tenantkit/internal/serverbin"
+	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
 // Provider selects what backs an environment.
@@ -29,8 +29,8 @@ const (
 	Kind Provider = "kind"
 )
 
-// Config configures an environment. The zero value starts a 3-member etcd
-// cluster and one kube-apiserver in a new temporary directory; the other
+// Config configures an environment. The zero value starts one etcd member
+// and one kube-apiserver, as envtest does, in a new temporary directory; the other
 // fields opt into more (a simulated cluster with controllers and nodes) or
 // change defaults. Dex, S3 servers and Velero are started on a running
 // environment by Env.StartDex, Env.StartS3 and Env.StartVelero.
@@ -40,8 +40,10 @@ type Config struct {
 	// Dir is the environment's working directory, removed by Stop. Default:
 	// a new directory under os.TempDir.
 	Dir string
-	// EtcdMembers is the size of the etcd cluster. Zero means 3; negative
-	// values are invalid.
+	// EtcdMembers is the size of the etcd cluster. Zero means 1, as in
+	// envtest; ask for 3 to test what happens when a member fails (Env.Etcd
+	// kills, restarts, adds and removes members). Negative values are
+	// invalid.
 	EtcdMembers int
 	// APIServer configures the environment's first apiserver.
 	APIServer APIServerConfig
@@ -152,7 +154,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("%w: EtcdMembers is %d; an etcd cluster needs at least one member", ErrInvalidConfig, cfg.EtcdMembers)
 	}
 	if cfg.EtcdMembers == 0 {
-		cfg.EtcdMembers = 3
+		cfg.EtcdMembers = 1
 	}
 	if cfg.StartTimeout == 0 {
 		cfg.StartTimeout = 60 * time.Second
@@ -345,7 +347,7 @@ func (e *Env) Etcd() *EtcdCluster { return e.etcd }
 // certificates are signed by it and they trust client certificates it
 // issues; components added to the environment (an OIDC issuer, an S3 server)
 // take their serving certificates from it too.
-func (e *Env) CA() *CA { return e.ca }
+func (e *Env) CA() *pki.CA { return e.ca }
 
 // Logger returns the environment's logger.
 func (e *Env) Logger() *slog.Logger { return e.log }

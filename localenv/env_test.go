@@ -23,7 +23,7 @@ import (
 
 func TestEnv_controlPlane(t *testing.T) {
 	env := localenv.StartT(t, localenv.Config{})
-	t.Logf("warm start of etcd x3 + kube-apiserver: %s", env.StartDuration().Round(time.Millisecond))
+	t.Logf("warm start of etcd + kube-apiserver: %s", env.StartDuration().Round(time.Millisecond))
 	ctx := t.Context()
 
 	t.Run("client-go round trip", func(t *testing.T) {
@@ -59,7 +59,7 @@ func TestEnv_controlPlane(t *testing.T) {
 }
 
 func TestEnv_etcdMembership(t *testing.T) {
-	env := localenv.StartT(t, localenv.Config{})
+	env := localenv.StartT(t, localenv.Config{EtcdMembers: 3})
 	ctx := t.Context()
 	cs := kubernetes.NewForConfigOrDie(env.RESTConfig())
 	etcd := env.Etcd()
@@ -114,7 +114,7 @@ func TestEnv_stopLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test")
 	}
-	env, err := localenv.Start(t.Context(), localenv.Config{})
+	env, err := localenv.Start(t.Context(), localenv.Config{EtcdMembers: 3})
 	require.NoError(t, err)
 	_, err = env.StartAPIServer(t.Context(), localenv.APIServerConfig{Name: "second"})
 	require.NoError(t, err)

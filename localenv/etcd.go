@@ -18,8 +18,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cozystack/tenantkit/internal/peerurl"
-	"github.com/cozystack/tenantkit/internal/pki"
 	"github.com/cozystack/tenantkit/internal/process"
+	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
 // EtcdCluster is the environment's etcd cluster: real etcd processes on
@@ -279,7 +279,7 @@ func (c *EtcdCluster) TLSConfig() *tls.Config {
 
 // CA returns the etcd cluster's certificate authority, for issuing more
 // member or client certificates.
-func (c *EtcdCluster) CA() *CA { return c.ca }
+func (c *EtcdCluster) CA() *pki.CA { return c.ca }
 
 // ClientFiles returns the paths of the CA certificate and the client
 // certificate and key, for servers that take files (kube-apiserver).

@@ -15,8 +15,7 @@ import (
 // TestIntegratorFlow is the test README's "Testing your own code against
 // tenantkit's local environment" shows: what a program importing tenantkit
 // writes for its own integration tests. The admin writes a ConfigMap; a
-// user with a client certificate from the environment's CA and no RBAC
-// binding may not read it.
+// user (Env.AddUser) without an RBAC binding may not read it.
 func TestIntegratorFlow(t *testing.T) {
 	env := localenv.StartT(t, localenv.Config{EtcdMembers: 1})
 	ctx := t.Context()
@@ -29,10 +28,8 @@ func TestIntegratorFlow(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "strict", got.Data["mode"])
 
-	kp, err := env.CA().Issue(localenv.CertSpec{CommonName: "alice", Usage: localenv.ClientCert})
+	rc, err := env.AddUser(localenv.User{Name: "alice"})
 	require.NoError(t, err)
-	rc := env.RESTConfig()
-	rc.CertData, rc.KeyData = kp.CertPEM, kp.KeyPEM
 	alice := kubernetes.NewForConfigOrDie(rc)
 	_, err = alice.CoreV1().ConfigMaps("default").Get(ctx, "settings", metav1.GetOptions{})
 	require.True(t, apierrors.IsForbidden(err), "alice has no RBAC binding: %v", err)

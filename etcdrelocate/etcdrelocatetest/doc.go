@@ -3,8 +3,7 @@
 // preflight tests; StartLoad runs a steady write load and checks afterwards
 // that every acknowledged write is readable; StartMonitor samples a
 // cluster's fault tolerance while it changes; RaiseAlarm raises an etcd
-// alarm; ReplayDocumented replays Cozystack's documented shell procedure as
-// a baseline. Each helper that takes a testing.TB has the suffix T and
+// alarm. Each helper that takes a testing.TB has the suffix T and
 // fails the test (and stops what it started when the test ends); the plain
 // one returns an error, for programs.
 package etcdrelocatetest

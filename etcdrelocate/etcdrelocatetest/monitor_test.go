@@ -22,7 +22,7 @@ func TestMonitorStoppedMembers(t *testing.T) {
 		t.Skip("starts etcd")
 	}
 	t.Parallel()
-	env := localenv.StartT(t, localenv.Config{SkipAPIServer: true})
+	env := localenv.StartT(t, localenv.Config{EtcdMembers: 3, SkipAPIServer: true})
 	cli, err := env.Etcd().Client()
 	require.NoError(t, err)
 	t.Cleanup(func() { cli.Close() })

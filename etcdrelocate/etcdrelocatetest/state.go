@@ -86,8 +86,8 @@ func NewState(opts StateOptions) (*etcdrelocate.State, error) {
 		m := etcdrelocate.Member{
 			ID:         MemberID(i),
 			Name:       pod,
-			PeerURLs:   []string{etcdrelocate.PeerURL(pod, service, Namespace)},
-			ClientURLs: []string{etcdrelocate.ClientURL(pod, service, Namespace)},
+			PeerURLs:   []string{etcdrelocate.PodPeerURL(pod, service, Namespace)},
+			ClientURLs: []string{etcdrelocate.PodClientURL(pod, service, Namespace)},
 			Status: &etcdrelocate.MemberStatus{
 				Version: opts.Version, ClusterID: 0xc105, MemberID: MemberID(i), Leader: MemberID(opts.Leader),
 				RaftTerm: 2, RaftIndex: 5000, RaftAppliedIndex: 5000, Revision: 1200, DBSize: 20 << 20, DBSizeInUse: 18 << 20,

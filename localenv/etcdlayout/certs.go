@@ -7,7 +7,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/cozystack/tenantkit/internal/pki"
+	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
 // certLifetime and caLifetime follow cert-manager's defaults for the

@@ -21,7 +21,7 @@
 // Apply creates it; WaitReady waits for all members to be Ready and then
 // does the one thing the operator does at runtime that matters here: it
 // switches etcd-cluster-state to "existing". Members' peer URLs are
-// https://etcd-<i>.etcd-headless.<ns>.svc:2380 (PeerURL).
+// https://etcd-<i>.etcd-headless.<ns>.svc:2380 (StatefulSetPeerURL).
 //
 // In tests, StartT creates a tenant etcd in an environment started with
 // localenv.Config.Cluster and returns a Tenant with clients that reach the

@@ -10,7 +10,7 @@ import (
 func Example_names() {
 	ns := etcdlayout.Namespace("demo")
 	for i := range 3 {
-		fmt.Println(etcdlayout.PodName(i), etcdlayout.PVCName(i), etcdlayout.PeerURL(ns, i))
+		fmt.Println(etcdlayout.PodName(i), etcdlayout.PVCName(i), etcdlayout.StatefulSetPeerURL(ns, i))
 	}
 	// Output:
 	// etcd-0 data-etcd-0 https://etcd-0.etcd-headless.tenant-demo.svc:2380

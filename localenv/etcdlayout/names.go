@@ -75,21 +75,23 @@ func PodName(i int) string { return fmt.Sprintf("%s-%d", StatefulSetName, i) }
 // PVCName returns the name of member i's claim: data-etcd-<i>.
 func PVCName(i int) string { return VolumeClaimTemplate + "-" + PodName(i) }
 
-// Host returns member i's DNS name, etcd-<i>.etcd-headless.<ns>.svc.
-func Host(namespace string, i int) string {
+// StatefulSetHost returns the DNS name of the v1alpha1 (StatefulSet)
+// member i: etcd-<i>.etcd-headless.<ns>.svc.
+func StatefulSetHost(namespace string, i int) string {
 	return fmt.Sprintf("%s.%s.%s.svc", PodName(i), HeadlessService, namespace)
 }
 
-// PeerURL returns member i's peer URL exactly as the operator advertises it:
+// StatefulSetPeerURL returns the peer URL of the v1alpha1 (StatefulSet)
+// member i exactly as the operator advertises it:
 // https://etcd-<i>.etcd-headless.<ns>.svc:2380.
-func PeerURL(namespace string, i int) string {
-	return fmt.Sprintf("https://%s:%d", Host(namespace, i), PeerPort)
+func StatefulSetPeerURL(namespace string, i int) string {
+	return fmt.Sprintf("https://%s:%d", StatefulSetHost(namespace, i), PeerPort)
 }
 
-// ClientURL returns member i's advertised client URL:
-// https://etcd-<i>.etcd-headless.<ns>.svc:2379.
-func ClientURL(namespace string, i int) string {
-	return fmt.Sprintf("https://%s:%d", Host(namespace, i), ClientPort)
+// StatefulSetClientURL returns the advertised client URL of the v1alpha1
+// (StatefulSet) member i: https://etcd-<i>.etcd-headless.<ns>.svc:2379.
+func StatefulSetClientURL(namespace string, i int) string {
+	return fmt.Sprintf("https://%s:%d", StatefulSetHost(namespace, i), ClientPort)
 }
 
 // ClusterToken returns the initial cluster token, etcd-<ns>.

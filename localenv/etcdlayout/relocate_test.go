@@ -38,7 +38,7 @@ func TestV1alpha1_memberMovesToAnotherNode(t *testing.T) {
 	require.NoError(t, err)
 
 	const moving = 1
-	name, peerURL := etcdlayout.PodName(moving), etcdlayout.PeerURL(tn.Namespace, moving)
+	name, peerURL := etcdlayout.PodName(moving), etcdlayout.StatefulSetPeerURL(tn.Namespace, moving)
 	oldPod := pod(t, tn, name)
 	from := oldPod.Spec.NodeName
 	oldPVC, err := kube.CoreV1().PersistentVolumeClaims(tn.Namespace).Get(ctx, etcdlayout.PVCName(moving), metav1.GetOptions{})

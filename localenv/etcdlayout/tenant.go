@@ -165,7 +165,7 @@ func (tn *Tenant) endpoints(ctx context.Context, members []int) ([]string, error
 		}
 		var eps []string
 		for _, i := range members {
-			eps = append(eps, ClientURL(tn.Namespace, i))
+			eps = append(eps, StatefulSetClientURL(tn.Namespace, i))
 		}
 		return eps, nil
 	}

@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/cozystack/tenantkit/internal/pki"
+	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
 // DefaultImage is the etcd image of the aenix operator v0.4.5, which
@@ -131,7 +131,7 @@ func NewV1alpha1(cfg Config) (*V1alpha1, error) {
 func enumeratedSANs(ns string, replicas int32) []string {
 	sans := []string{ClusterName, ClusterName + "." + ns + ".svc"}
 	for i := range int(replicas) {
-		sans = append(sans, PodName(i), PodName(i)+"."+HeadlessService, Host(ns, i))
+		sans = append(sans, PodName(i), PodName(i)+"."+HeadlessService, StatefulSetHost(ns, i))
 	}
 	return append(sans, "localhost")
 }
@@ -175,7 +175,7 @@ func chartSecrets(ns string, sans []string) ([]*corev1.Secret, error) {
 func clusterStateConfigMap(ns string, replicas int32, state string) *corev1.ConfigMap {
 	var members []string
 	for i := range int(replicas) {
-		members = append(members, PodName(i)+"="+PeerURL(ns, i))
+		members = append(members, PodName(i)+"="+StatefulSetPeerURL(ns, i))
 	}
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: ClusterStateConfigMap, Namespace: ns},

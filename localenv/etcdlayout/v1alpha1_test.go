@@ -27,7 +27,7 @@ func TestV1alpha1_lifecycle(t *testing.T) {
 	env := localenv.StartT(t, localenv.Config{Cluster: &localenv.ClusterConfig{}})
 	ctx := t.Context()
 	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Tenant: "demo"})
-	t.Logf("environment start (etcd x3, apiserver, controller manager, scheduler, 3 nodes): %s", env.StartDuration().Round(10*time.Millisecond))
+	t.Logf("environment start (etcd, apiserver, controller manager, scheduler, 3 nodes): %s", env.StartDuration().Round(10*time.Millisecond))
 	t.Logf("StatefulSet created → 3 ready members: %s", tn.ReadyAfter.Round(10*time.Millisecond))
 	cluster := env.Cluster()
 
@@ -48,7 +48,7 @@ func TestV1alpha1_lifecycle(t *testing.T) {
 			require.True(t, info.IP.IsLoopback())
 			require.Equal(t, info.IP, cluster.HostAddr(info.PodIP))
 			// The headless service name resolves to the pod's address.
-			addrs, err := cluster.Resolver().LookupHost(ctx, etcdlayout.Host(tn.Namespace, i))
+			addrs, err := cluster.Resolver().LookupHost(ctx, etcdlayout.StatefulSetHost(tn.Namespace, i))
 			require.NoError(t, err)
 			require.Equal(t, []string{info.IP.String()}, addrs)
 		}
@@ -153,7 +153,7 @@ func TestV1alpha1_lifecycle(t *testing.T) {
 		for _, c := range env.Components() {
 			pids = append(pids, c.Process.PID())
 		}
-		require.Len(t, pids, 6, "3 env etcd, apiserver, controller manager, scheduler")
+		require.Len(t, pids, 4, "env etcd, apiserver, controller manager, scheduler")
 		var podAddrs []string
 		for _, p := range cluster.Processes() {
 			pids = append(pids, p.PID())
@@ -162,7 +162,7 @@ func TestV1alpha1_lifecycle(t *testing.T) {
 			info, _ := cluster.Pod(tn.Namespace, etcdlayout.PodName(i))
 			podAddrs = append(podAddrs, net.JoinHostPort(info.IP.String(), "2379"))
 		}
-		require.Len(t, pids, 9, "and 3 pod etcds")
+		require.Len(t, pids, 7, "and 3 pod etcds")
 		dir := env.Dir()
 		require.NoError(t, env.Stop())
 		for _, pid := range pids {

@@ -1,4 +1,4 @@
-package etcdrelocatetest
+package etcdrelocate_test
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 	"github.com/cozystack/tenantkit/etcdrelocate"
 )
 
-// DocumentedConfig describes a replay of the shell procedure of Cozystack's
+// documentedConfig describes a replay of the shell procedure of Cozystack's
 // "How to relocate etcd replicas in tenant clusters" page (the baseline the
 // library is measured against).
-type DocumentedConfig struct {
+type documentedConfig struct {
 	// Kube is a client of the cluster.
 	Kube kubernetes.Interface
 	// Client returns an etcd client whose only endpoint is the given
@@ -37,8 +37,8 @@ type DocumentedConfig struct {
 	CallTimeout time.Duration
 }
 
-// DocumentedReport is what the replay did.
-type DocumentedReport struct {
+// documentedReport is what the replay did.
+type documentedReport struct {
 	// Helper is $POD, the Ready member the commands ran through.
 	Helper string
 	// RemovedID is $RMID as the name lookup found it (0: not found, and
@@ -51,19 +51,19 @@ type DocumentedReport struct {
 	// Ready in time.
 	WaitErr error
 	// Steps are the steps' durations in order.
-	Steps []DocumentedStep
+	Steps []documentedStep
 	// Duration is the whole replay.
 	Duration time.Duration
 }
 
-// DocumentedStep is one step of the replay.
-type DocumentedStep struct {
+// documentedStep is one step of the replay.
+type documentedStep struct {
 	Name string
 	Took time.Duration
 	Err  error
 }
 
-// ReplayDocumented runs the documented procedure step by step, as the shell
+// replayDocumentedProcedure runs the documented procedure step by step, as the shell
 // script does, without stopping at a failing step (the script has no
 // `set -e`):
 //
@@ -74,7 +74,7 @@ type DocumentedStep struct {
 //	kubectl etcd -p $POD add-member "https://$RM.etcd-headless.$NAMESPACE.svc:2380"
 //	kubectl wait --for=condition=ready pod $RM --timeout=2m
 //	kubectl etcd -p $RM members
-func ReplayDocumented(ctx context.Context, cfg DocumentedConfig) (*DocumentedReport, error) {
+func replayDocumentedProcedure(ctx context.Context, cfg documentedConfig) (*documentedReport, error) {
 	if cfg.PluginLatency == 0 {
 		cfg.PluginLatency = time.Second
 	}
@@ -84,17 +84,17 @@ func ReplayDocumented(ctx context.Context, cfg DocumentedConfig) (*DocumentedRep
 	if cfg.CallTimeout == 0 {
 		cfg.CallTimeout = 30 * time.Second
 	}
-	rep := &DocumentedReport{}
+	rep := &documentedReport{}
 	start := time.Now()
 	defer func() { rep.Duration = time.Since(start) }()
 	step := func(name string, f func() error) error {
 		t0 := time.Now()
 		err := f()
-		rep.Steps = append(rep.Steps, DocumentedStep{Name: name, Took: time.Since(t0), Err: err})
+		rep.Steps = append(rep.Steps, documentedStep{Name: name, Took: time.Since(t0), Err: err})
 		return err
 	}
 	ns, rm := cfg.Namespace, cfg.Member
-	url := func(pod string) string { return etcdrelocate.ClientURL(pod, "etcd-headless", ns) }
+	url := func(pod string) string { return etcdrelocate.PodClientURL(pod, "etcd-headless", ns) }
 	plugin := func(pod string, f func(context.Context, *clientv3.Client) error) error {
 		select {
 		case <-ctx.Done():
@@ -143,7 +143,7 @@ func ReplayDocumented(ctx context.Context, cfg DocumentedConfig) (*DocumentedRep
 	})
 	_ = step("kubectl etcd add-member (voting)", func() error {
 		return plugin(rep.Helper, func(ctx context.Context, c *clientv3.Client) error {
-			r, err := c.MemberAdd(ctx, []string{etcdrelocate.PeerURL(rm, "etcd-headless", ns)})
+			r, err := c.MemberAdd(ctx, []string{etcdrelocate.PodPeerURL(rm, "etcd-headless", ns)})
 			if err == nil {
 				rep.AddedID = r.Member.ID
 			}

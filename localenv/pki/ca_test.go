@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cozystack/tenantkit/internal/pki"
+	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
 func TestIssue_chainsToCA(t *testing.T) {

@@ -79,8 +79,10 @@ type CA struct {
 
 // KeyPair is an issued certificate with its private key, both PEM-encoded.
 type KeyPair struct {
+	// CertPEM is the certificate, PEM-encoded.
 	CertPEM []byte
-	KeyPEM  []byte
+	// KeyPEM is its private key, PEM-encoded.
+	KeyPEM []byte
 }
 
 // NewCA creates a self-signed certificate authority named commonName.
