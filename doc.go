@@ -20,6 +20,8 @@
 //	k, err = cl.EnableVelero(ctx, "backups", "velero", backup.ValuesOptions{}) // addon values from a Bucket
 //	req, err := cl.EtcdRelocation(ctx, "etcd-1", "node-d") // → etcdrelocate plan and executor
 //
+// (The package Example compiles these calls.)
+//
 // # Packages
 //
 // Imports flow one way, from the smallest package up: ref ← tenant ← oidc;

@@ -28,6 +28,9 @@
 //	cs, err := cl.Clientset(ctx)               // waits for Kamaji's admin kubeconfig
 //	etcdNS, err := cl.EtcdNamespace(ctx)       // the tenant etcd storing the cluster
 //
+// (ExampleNewCluster compiles these calls; Example runs the applications
+// above against client-go's fakes.)
+//
 // Waits poll every Config.PollInterval and end with ctx. The handle hands
 // the other packages their inputs:
 //

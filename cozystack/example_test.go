@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/tenantkit/cozystack"
 	"github.com/cozystack/tenantkit/ref"
@@ -57,4 +58,24 @@ func Example() {
 	// Output:
 	// v1.34 kubernetes-prod.acme.example.org tenant-root
 	// tenant: spec.addons.hami.enabled: addons.hami requires addons.gpuOperator to be enabled
+}
+
+// A handle from a management cluster's rest.Config, as a tool outside the
+// cluster builds it; the package documentation's calls, compiled (they need
+// a live management cluster, so there is no output to check).
+func ExampleNewCluster() {
+	ctx := context.Background()
+	mgmt := &rest.Config{Host: "https://management.example.org:6443"}
+	cl, err := cozystack.NewCluster(mgmt, ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, cozystack.Config{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cs, err := cl.Clientset(ctx) // waits for Kamaji's admin kubeconfig
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	etcdNS, err := cl.EtcdNamespace(ctx) // the tenant etcd storing the cluster
+	fmt.Println(cs != nil, etcdNS, err)
 }
