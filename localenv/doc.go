@@ -36,6 +36,13 @@
 //
 // Starting takes a few seconds once the binaries are at hand.
 //
+// Env.AddUser returns a rest.Config for another user (a client certificate
+// with the groups you name, no RBAC granted), for tests of your RBAC rules.
+// As with envtest, no controller manager runs unless Config.Cluster asks for
+// one, so the aggregated ClusterRoles (view, edit, admin) have no rules:
+// bind your own Roles, or start the cluster. RBAC changes reach the
+// authorizer shortly after they are written; poll (require.Eventually).
+//
 // # Binaries
 //
 // The servers are the upstream programs at pinned versions (etcd v3.7.3,
