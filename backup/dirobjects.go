@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"sort"
 	"strings"
 )
@@ -110,11 +109,8 @@ func (d *DirObjects) List(ctx context.Context, prefix string) ([]Object, error) 
 		if err != nil {
 			return err
 		}
-		key := p
-		if dir == "." {
-			key = path.Clean(p)
-		}
-		out = append(out, Object{Key: key, Name: strings.TrimPrefix(key, prefix), Size: info.Size(), LastModified: info.ModTime()})
+		// WalkDir joins names onto dir with path.Join: p is the key.
+		out = append(out, Object{Key: p, Name: strings.TrimPrefix(p, prefix), Size: info.Size(), LastModified: info.ModTime()})
 		return nil
 	})
 	if errors.Is(err, fs.ErrNotExist) && len(out) == 0 {

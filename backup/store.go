@@ -61,7 +61,7 @@ func (s *Store) backupKey(name, file string) string { return s.key("backups", na
 // object in it was deleted; Backup and Verify return ErrNotFound for it.
 // Velero's own bucket listing sees the same folders.
 func (s *Store) ListBackups(ctx context.Context) ([]string, error) {
-	folders, err := s.listFolders(ctx, s.key("backups")+"/")
+	folders, err := s.objects.Folders(ctx, s.key("backups")+"/")
 	if err != nil {
 		return nil, fmt.Errorf("list backups: %w", err)
 	}
@@ -71,7 +71,7 @@ func (s *Store) ListBackups(ctx context.Context) ([]string, error) {
 // ListRestores returns the names of the restores whose logs and results are
 // in the bucket, sorted.
 func (s *Store) ListRestores(ctx context.Context) ([]string, error) {
-	folders, err := s.listFolders(ctx, s.key("restores")+"/")
+	folders, err := s.objects.Folders(ctx, s.key("restores")+"/")
 	if err != nil {
 		return nil, fmt.Errorf("list restores: %w", err)
 	}
@@ -87,7 +87,7 @@ func (s *Store) CheckPrefix(ctx context.Context) error {
 	if s.prefix != "" {
 		root = s.prefix + "/"
 	}
-	folders, err := s.listFolders(ctx, root)
+	folders, err := s.objects.Folders(ctx, root)
 	if err != nil {
 		return fmt.Errorf("check prefix: %w", err)
 	}
@@ -96,11 +96,6 @@ func (s *Store) CheckPrefix(ctx context.Context) error {
 			Reason: "holds folders that are not Velero's (use a dedicated prefix)"}
 	}
 	return nil
-}
-
-// listFolders returns the folders directly under prefix, as names.
-func (s *Store) listFolders(ctx context.Context, prefix string) ([]string, error) {
-	return s.objects.Folders(ctx, prefix)
 }
 
 // Files lists the objects in backup name's folder, sorted by name. It
