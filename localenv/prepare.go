@@ -27,7 +27,8 @@ import (
 //
 // A build that fails is reported on progress; the Start that needs the
 // server builds it again and returns the error. stop cancels what is left
-// and waits for it. An unknown name is an error, returned before anything
+// and waits for it. An unknown name is an error wrapping ErrInvalidConfig,
+// returned before anything
 // starts.
 func BuildAhead(ctx context.Context, progress io.Writer, phases ...[]string) (stop func(), err error) {
 	servers, err := serversOf(phases)
@@ -74,7 +75,7 @@ func serversOf(phases [][]string) ([][]serverbin.Server, error) {
 		for _, name := range phase {
 			s, ok := known[name]
 			if !ok {
-				return nil, fmt.Errorf("localenv: BuildAhead: unknown server %q", name)
+				return nil, fmt.Errorf("%w: BuildAhead: unknown server %q", ErrInvalidConfig, name)
 			}
 			out[i] = append(out[i], s)
 		}
