@@ -28,8 +28,7 @@ import (
 // A build that fails is reported on progress; the Start that needs the
 // server builds it again and returns the error. stop cancels what is left
 // and waits for it. An unknown name is an error wrapping ErrInvalidConfig,
-// returned before anything
-// starts.
+// returned before anything starts.
 func BuildAhead(ctx context.Context, progress io.Writer, phases ...[]string) (stop func(), err error) {
 	servers, err := serversOf(phases)
 	if err != nil {
