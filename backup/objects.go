@@ -56,7 +56,9 @@ func (e *ObjectNotFoundError) Is(target error) bool { return target == ErrNotFou
 // would leave a directory store's root (absolute, "..", "." or empty
 // elements, a backslash).
 type KeyError struct {
-	Key    string
+	// Key is the refused key or prefix.
+	Key string
+	// Reason says why it is refused.
 	Reason string
 }
 
