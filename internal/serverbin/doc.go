@@ -23,7 +23,8 @@
 // # Several servers
 //
 // Builder.Build builds a list: the servers of one nested module (the three
-// Kubernetes components; velero and its AWS plugin) in one go build, two
+// Kubernetes control plane components; velero and its AWS plugin; pause
+// and tenantkit-image, next to the kubelet's own build) in one go build, two
 // go builds at a time, with every module's download started up front. `make
 // tools` runs it through the buildservers command, so that no test has to
 // build inside go test's timeout.

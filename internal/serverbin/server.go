@@ -89,5 +89,6 @@ var (
 // All lists every server that `make tools` builds, in the order the local
 // environment first needs them.
 func All() []Server {
-	return []Server{Etcd, KubeAPIServer, KubeControllerManager, KubeScheduler, Dex, VersityGW, Velero, VeleroPluginAWS}
+	return []Server{Etcd, KubeAPIServer, KubeControllerManager, KubeScheduler, Dex, VersityGW, Velero, VeleroPluginAWS,
+		Kubelet, Pause, ImageTool}
 }
