@@ -35,8 +35,9 @@ const KubebuilderAssetsEnv = "KUBEBUILDER_ASSETS"
 //
 // envtest is false where a binary of tenantkit's own build is required (the
 // etcd of simulated pods resolves cluster names through
-// TENANTKIT_DNS_SERVER, which upstream etcd ignores). ok is false when no
-// variable names a binary: the caller builds one.
+// TENANTKIT_DNS_SERVER and moves its wildcard listen URLs to its node's
+// loopback address with TENANTKIT_LISTEN_HOST; upstream etcd ignores both).
+// ok is false when no variable names a binary: the caller builds one.
 func Override(s Server, envtest bool) (path, source string, ok bool) {
 	if p := os.Getenv(s.EnvVar()); p != "" {
 		return p, s.EnvVar(), true

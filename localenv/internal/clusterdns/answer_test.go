@@ -51,7 +51,7 @@ func testRecords(t testing.TB) *records {
 		slice("gone", ep("10.40.9.9", "x", true)),
 	}
 	toHost := func(a netip.Addr) netip.Addr { b := a.As4(); b[0] = 127; return netip.AddrFrom4(b) }
-	return buildRecords("cluster.local", toHost, services, slices)
+	return buildRecords("cluster.local", toHost, services, slices, nil)
 }
 
 func query(t testing.TB, name string, typ dnsmessage.Type) []byte {
@@ -139,7 +139,7 @@ func TestAnswer_truncatesLongUDPAnswers(t *testing.T) {
 	r := buildRecords("cluster.local", nil,
 		[]*corev1.Service{{ObjectMeta: metav1.ObjectMeta{Name: "big", Namespace: "ns"}}},
 		[]*discoveryv1.EndpointSlice{{ObjectMeta: metav1.ObjectMeta{Name: "big-1", Namespace: "ns",
-			Labels: map[string]string{discoveryv1.LabelServiceName: "big"}}, AddressType: discoveryv1.AddressTypeIPv4, Endpoints: eps}})
+			Labels: map[string]string{discoveryv1.LabelServiceName: "big"}}, AddressType: discoveryv1.AddressTypeIPv4, Endpoints: eps}}, nil)
 	q := query(t, "big.ns.svc.", dnsmessage.TypeA)
 	udp, err := answer(r, "cluster.local", q, maxUDPSize)
 	require.NoError(t, err)

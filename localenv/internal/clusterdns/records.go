@@ -20,8 +20,8 @@ type records struct {
 	ptr map[netip.Addr][]string
 }
 
-// buildRecords computes the records of services and their endpoint slices,
-// following the Kubernetes DNS specification:
+// buildRecords computes the records of services, their endpoint slices and
+// the pods with loopback addresses (see addPodRecords), following the Kubernetes DNS specification:
 //
 //   - <svc>.<ns>.svc: for a headless service, the addresses of its ready
 //     endpoints; for a service with a cluster IP, also the addresses of its
@@ -37,7 +37,8 @@ type records struct {
 // publishNotReadyAddresses, as the etcd headless services have.
 //
 // hostAddr maps an endpoint address to the address answered (nil: as is).
-func buildRecords(domain string, hostAddr func(netip.Addr) netip.Addr, services []*corev1.Service, endpointSlices []*discoveryv1.EndpointSlice) *records {
+func buildRecords(domain string, hostAddr func(netip.Addr) netip.Addr, services []*corev1.Service,
+	endpointSlices []*discoveryv1.EndpointSlice, pods []*corev1.Pod) *records {
 	r := &records{addrs: map[string][]netip.Addr{}, cname: map[string]string{}, ptr: map[netip.Addr][]string{}}
 	known := map[string]*corev1.Service{}
 	for _, svc := range services {
@@ -77,6 +78,7 @@ func buildRecords(domain string, hostAddr func(netip.Addr) netip.Addr, services 
 			}
 		}
 	}
+	r.addPodRecords(domain, hostAddr, services, pods)
 	for name := range r.addrs {
 		slices.SortFunc(r.addrs[name], func(a, b netip.Addr) int { return a.Compare(b) })
 	}

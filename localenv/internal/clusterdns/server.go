@@ -22,7 +22,7 @@ import (
 
 // Config configures a Server.
 type Config struct {
-	// Client reads Services and EndpointSlices. Required.
+	// Client reads Services, EndpointSlices and Pods. Required.
 	Client kubernetes.Interface
 	// Addr is the address to listen on (UDP and TCP, same port). Required;
 	// a loopback address from the environment's range.
@@ -53,7 +53,7 @@ type Server struct {
 	once    sync.Once
 }
 
-// Start watches Services and EndpointSlices, waits until it has read them
+// Start watches Services, EndpointSlices and Pods, waits until it has read them
 // all, and starts answering on cfg.Addr. Stop stops it.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Client == nil || !cfg.Addr.IsValid() {
@@ -108,10 +108,12 @@ func (s *Server) watch(ctx context.Context) error {
 	s.factory = informers.NewSharedInformerFactory(s.cfg.Client, 0)
 	svcs := s.factory.Core().V1().Services()
 	slices := s.factory.Discovery().V1().EndpointSlices()
+	pods := s.factory.Core().V1().Pods()
 	s.rebuild = func() {
 		all, _ := svcs.Lister().List(labels.Everything())
 		es, _ := slices.Lister().List(labels.Everything())
-		s.recs.Store(buildRecords(s.cfg.Domain, s.cfg.HostAddr, all, es))
+		ps, _ := pods.Lister().List(labels.Everything())
+		s.recs.Store(buildRecords(s.cfg.Domain, s.cfg.HostAddr, all, es, ps))
 	}
 	h := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { s.rebuild() },
@@ -119,10 +121,13 @@ func (s *Server) watch(ctx context.Context) error {
 		DeleteFunc: func(any) { s.rebuild() },
 	}
 	if _, err := svcs.Informer().AddEventHandler(h); err != nil {
-		return err
+		return fmt.Errorf("cluster dns: %w", err)
 	}
 	if _, err := slices.Informer().AddEventHandler(h); err != nil {
-		return err
+		return fmt.Errorf("cluster dns: %w", err)
+	}
+	if _, err := pods.Informer().AddEventHandler(h); err != nil {
+		return fmt.Errorf("cluster dns: %w", err)
 	}
 	s.factory.Start(s.stop)
 	for typ, ok := range s.factory.WaitForCacheSync(ctx.Done()) {
