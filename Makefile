@@ -11,7 +11,7 @@ GOTEST_FLAGS ?= -timeout 45m
 # go build invocations buildservers runs at once (make tools)
 TOOLS_JOBS ?= 2
 
-.PHONY: all tools test test-short test-seaweedfs bench demo lint
+.PHONY: all tools packages test test-short test-seaweedfs bench demo lint
 
 all: test
 
@@ -21,10 +21,19 @@ all: test
 tools:
 	$(GO) run ./internal/serverbin/buildservers -j $(TOOLS_JOBS)
 
+## packages: the Debian packages that kubelet nodes run (containerd, runc), installed when
+## missing and this is a Debian machine where we are root; elsewhere their tests skip
+packages:
+	@command -v containerd >/dev/null && command -v runc >/dev/null || \
+	{ echo "tenantkit: installing containerd and runc (Debian packages) for the kubelet nodes ..."; \
+	  apt-get install -y --no-install-recommends containerd runc || echo "tenantkit: not installed: kubelet node tests will skip"; }
+
 ## test: every test, integration included, against real servers (all built first: go test's
-## timeout never runs into a build)
-test: tools
+## timeout never runs into a build); then the tenant etcd layouts and the relocation once more
+## on real kubelet nodes
+test: tools packages
 	$(GO) test $(GOTEST_FLAGS) ./...
+	TENANTKIT_NODE_KIND=kubelet $(GO) test $(GOTEST_FLAGS) ./localenv/etcdlayout/... ./etcdrelocate/...
 	$(GO) test -race $(GOTEST_FLAGS) ./gpushare/...
 	@for m in $(TEST_MODULES); do echo "== go test in $$m"; (cd $$m && $(GO) test $(GOTEST_FLAGS) ./...) || exit 1; done
 

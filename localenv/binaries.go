@@ -43,6 +43,9 @@ type Binaries struct {
 	// KubeScheduler is kube-scheduler (pinned v1.37.2), run with
 	// Config.Cluster.
 	KubeScheduler string
+	// Kubelet is the kubelet (pinned v1.37.2), run for clusters of kubelet
+	// nodes (ClusterConfig.NodeKind).
+	Kubelet string
 	// Dex is dex (pinned v2.45.1), run by Env.StartDex.
 	Dex string
 	// VersityGW is the Versity S3 gateway (pinned v1.8.0), run by
@@ -70,6 +73,8 @@ func (b Binaries) field(s serverbin.Server) string {
 		return b.KubeControllerManager
 	case serverbin.KubeScheduler.Name:
 		return b.KubeScheduler
+	case serverbin.Kubelet.Name:
+		return b.Kubelet
 	case serverbin.Dex.Name:
 		return b.Dex
 	case serverbin.VersityGW.Name:

@@ -15,18 +15,29 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/localenv/internal/clusterdns"
+	"github.com/cozystack/tenantkit/localenv/internal/kubeletnode"
 	"github.com/cozystack/tenantkit/localenv/internal/localvolume"
 	"github.com/cozystack/tenantkit/localenv/internal/loopnet"
 	"github.com/cozystack/tenantkit/localenv/internal/nodeagent"
 )
 
 // ClusterConfig turns the environment into a small simulated cluster:
-// kube-controller-manager, kube-scheduler, nodes played by a node agent,
-// node-local storage and cluster DNS. Set Config.Cluster to use it; the zero
-// value gives three nodes node-a, node-b and node-c.
+// kube-controller-manager, kube-scheduler, nodes played by a node agent or
+// by real kubelets (NodeKind), node-local storage and cluster DNS. Set
+// Config.Cluster to use it; the zero value gives three nodes node-a,
+// node-b and node-c.
 type ClusterConfig struct {
 	// Nodes are the simulated nodes. Default: node-a, node-b, node-c.
 	Nodes []NodeConfig
+	// NodeKind picks what plays the nodes: NodeAgent (tenantkit's
+	// stand-in for the kubelet) or NodeKubelet (real kubelets). Default:
+	// the value of $TENANTKIT_NODE_KIND, else NodeAgent.
+	NodeKind NodeKind
+	// EtcdImages are the image names under which kubelet nodes have
+	// tenantkit's etcd (nothing is pulled; pods naming other images cannot
+	// start there). Default: DefaultEtcdImages. The node agent recognizes
+	// etcd images by name and ignores this.
+	EtcdImages []string
 	// Domain is the cluster domain. Default "cluster.local".
 	Domain string
 	// StorageClass names the default StorageClass of local volumes.
@@ -45,12 +56,16 @@ type ClusterConfig struct {
 	NodeMonitorGracePeriod time.Duration
 	// MaxProbePeriod caps the period of pods' startup and readiness probes,
 	// to keep tests quick (liveness probes keep their spec timing). Default
-	// 1s; negative means the periods in the pod specs.
+	// 1s; negative means the periods in the pod specs. Kubelet nodes always
+	// probe as the pod specs say.
 	MaxProbePeriod time.Duration
 	// RestartBackoff is the delay before a crashed container's first
 	// restart; it doubles on every crash up to 30 times its value (as the
 	// kubelet's CrashLoopBackOff does from 10s to 5m). Default 1s. Tests
-	// that crash the same container many times set it lower.
+	// that crash the same container many times set it lower. Kubelet nodes
+	// keep the kubelet's own back-off, capped at 30 times this value
+	// (crashLoopBackOff.maxContainerRestartPeriod): their first restart
+	// waits 10s or that cap, whichever is less.
 	RestartBackoff time.Duration
 }
 
@@ -63,6 +78,13 @@ func (cc ClusterConfig) withDefaults() (ClusterConfig, error) {
 	}
 	if cc.Domain == "" {
 		cc.Domain = "cluster.local"
+	}
+	var err error
+	if cc.NodeKind, err = nodeKind(cc.NodeKind); err != nil {
+		return cc, err
+	}
+	if len(cc.EtcdImages) == 0 {
+		cc.EtcdImages = DefaultEtcdImages
 	}
 	if cc.NodeMonitorGracePeriod == 0 {
 		cc.NodeMonitorGracePeriod = 15 * time.Second
@@ -79,6 +101,14 @@ func (cc ClusterConfig) withDefaults() (ClusterConfig, error) {
 	return cc, nil
 }
 
+// restartBackoff is RestartBackoff or its default.
+func (cc ClusterConfig) restartBackoff() time.Duration {
+	if cc.RestartBackoff > 0 {
+		return cc.RestartBackoff
+	}
+	return time.Second
+}
+
 // heartbeat is the Lease renewal interval for a grace period.
 func (cc ClusterConfig) heartbeat() time.Duration { return cc.NodeMonitorGracePeriod / 5 }
 
@@ -90,7 +120,9 @@ type Cluster struct {
 	network *loopnet.Network
 	dns     *clusterdns.Server
 	volumes *localvolume.Manager
-	agent   *nodeagent.Agent
+	// Exactly one of agent and kubelets runs the nodes.
+	agent    *nodeagent.Agent
+	kubelets *kubeletnode.Pool
 }
 
 // StartCluster adds a simulated cluster to the environment's first
@@ -152,18 +184,26 @@ func (e *Env) startCluster(ctx context.Context, a *APIServer, cc ClusterConfig) 
 	for i, n := range cc.Nodes {
 		names[i] = n.Name
 	}
-	c.agent, err = nodeagent.Start(ctx, nodeagent.Config{
-		Client: cs, Nodes: agentNodes(cc.Nodes), Dir: nodesDir, Network: c.network,
-		EtcdBinary: etcdBin, DNSServer: c.dns.Addr(),
-		HeartbeatInterval: cc.heartbeat(), MaxProbePeriod: cc.MaxProbePeriod, RestartBackoff: cc.RestartBackoff, Logger: e.log,
-	})
-	if err != nil {
-		return nil, err
+	var inUse func(string) bool
+	if cc.NodeKind == NodeKubelet {
+		if err := e.startKubelets(ctx, a, cs, c, nodesDir); err != nil {
+			return nil, err
+		}
+	} else {
+		c.agent, err = nodeagent.Start(ctx, nodeagent.Config{
+			Client: cs, Nodes: agentNodes(cc.Nodes), Dir: nodesDir, Network: c.network,
+			EtcdBinary: etcdBin, DNSServer: c.dns.Addr(),
+			HeartbeatInterval: cc.heartbeat(), MaxProbePeriod: cc.MaxProbePeriod, RestartBackoff: cc.RestartBackoff, Logger: e.log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		e.OnStop(c.agent.Stop)
+		inUse = c.agent.InUse
 	}
-	e.OnStop(c.agent.Stop)
 	c.volumes, err = localvolume.Start(ctx, localvolume.Config{
 		Client: cs, Nodes: names, StorageClass: cc.StorageClass, PerNode: cc.VolumesPerNode,
-		Capacity: cc.VolumeCapacity, InUse: c.agent.InUse, Logger: e.log,
+		Capacity: cc.VolumeCapacity, InUse: inUse, Logger: e.log,
 		Dir: func(node string) string { return filepath.Join(nodesDir, node, "volumes") },
 	})
 	if err != nil {
@@ -176,7 +216,7 @@ func (e *Env) startCluster(ctx context.Context, a *APIServer, cc ClusterConfig) 
 	e.mu.Lock()
 	e.cluster = c
 	e.mu.Unlock()
-	e.log.Info("simulated cluster ready", "nodes", names, "network", c.network.Prefix(), "dns", c.dns.Addr())
+	e.log.Info("simulated cluster ready", "nodes", names, "kind", cc.NodeKind, "network", c.network.Prefix(), "dns", c.dns.Addr())
 	return c, nil
 }
 
@@ -187,8 +227,30 @@ func (e *Env) Cluster() *Cluster {
 	return e.cluster
 }
 
+// nodeRunner is what the node agent and the kubelet pool both do.
+type nodeRunner interface {
+	Nodes() []string
+	Cordon(ctx context.Context, node string) error
+	Uncordon(ctx context.Context, node string) error
+	Down(ctx context.Context, node string) error
+	Up(ctx context.Context, node string) error
+	KillContainer(namespace, pod, container string) error
+	NodeAddr(node string) netip.Addr
+}
+
+// runner returns whichever runs the nodes.
+func (c *Cluster) runner() nodeRunner {
+	if c.kubelets != nil {
+		return c.kubelets
+	}
+	return c.agent
+}
+
+// NodeKind returns what plays the nodes: NodeAgent or NodeKubelet.
+func (c *Cluster) NodeKind() NodeKind { return c.cfg.NodeKind }
+
 // Nodes returns the node names.
-func (c *Cluster) Nodes() []string { return c.agent.Nodes() }
+func (c *Cluster) Nodes() []string { return c.runner().Nodes() }
 
 // Domain returns the cluster domain.
 func (c *Cluster) Domain() string { return c.cfg.Domain }
@@ -197,31 +259,41 @@ func (c *Cluster) Domain() string { return c.cfg.Domain }
 func (c *Cluster) StorageClass() string { return c.volumes.StorageClass() }
 
 // Cordon marks a node unschedulable, as kubectl cordon does.
-func (c *Cluster) Cordon(ctx context.Context, node string) error { return c.agent.Cordon(ctx, node) }
+func (c *Cluster) Cordon(ctx context.Context, node string) error { return c.runner().Cordon(ctx, node) }
 
 // Uncordon makes a node schedulable again.
 func (c *Cluster) Uncordon(ctx context.Context, node string) error {
-	return c.agent.Uncordon(ctx, node)
+	return c.runner().Uncordon(ctx, node)
 }
 
 // Down takes a node down like a power loss: its pod processes are killed
-// and it stops heartbeating, so the node lifecycle controller marks it and
-// its pods not ready after NodeMonitorGracePeriod.
-func (c *Cluster) Down(ctx context.Context, node string) error { return c.agent.Down(ctx, node) }
+// (on kubelet nodes: the kubelet, containerd and every container) and it
+// stops heartbeating, so the node lifecycle controller marks it and its
+// pods not ready after NodeMonitorGracePeriod.
+func (c *Cluster) Down(ctx context.Context, node string) error { return c.runner().Down(ctx, node) }
 
 // Up brings a node back: it reports Ready again and restarts its pods'
 // containers.
-func (c *Cluster) Up(ctx context.Context, node string) error { return c.agent.Up(ctx, node) }
+func (c *Cluster) Up(ctx context.Context, node string) error { return c.runner().Up(ctx, node) }
 
 // KillContainer kills a pod's container process with SIGKILL, as a crash
-// would; the node agent restarts it per the pod's restart policy.
+// would; the node restarts it per the pod's restart policy.
 func (c *Cluster) KillContainer(namespace, pod, container string) error {
-	return c.agent.KillContainer(namespace, pod, container)
+	return c.runner().KillContainer(namespace, pod, container)
 }
 
-// Pod returns what the node agent knows about a running pod: node, IP,
-// container processes. ok is false when no node runs it.
+// Pod returns what the node knows about a running pod: node, IP, container
+// processes. ok is false when no node runs it. On kubelet nodes it asks
+// the apiserver and containerd; IP and PodIP are then both the node's
+// address (pods use the host network).
 func (c *Cluster) Pod(namespace, name string) (info PodInfo, ok bool) {
+	if c.kubelets != nil {
+		in, ok := c.kubelets.Pod(namespace, name)
+		if !ok {
+			return PodInfo{}, false
+		}
+		return kubeletPodInfo(in), true
+	}
 	in, ok := c.agent.Pod(namespace, name)
 	if !ok {
 		return PodInfo{}, false
@@ -229,12 +301,20 @@ func (c *Cluster) Pod(namespace, name string) (info PodInfo, ok bool) {
 	return podInfo(in), true
 }
 
-// Processes returns the running pod processes (real etcd servers).
-func (c *Cluster) Processes() []*Process { return c.agent.Processes() }
+// Processes returns the running pod processes (real etcd servers) of
+// node-agent nodes; nil on kubelet nodes, whose containers containerd runs
+// (see Pod for their PIDs).
+func (c *Cluster) Processes() []*Process {
+	if c.agent == nil {
+		return nil
+	}
+	return c.agent.Processes()
+}
 
 // NodeAddr returns a node's loopback address, the twin of its InternalIP
-// (see HostAddr), or the zero Addr for an unknown node.
-func (c *Cluster) NodeAddr(node string) netip.Addr { return c.agent.NodeAddr(node) }
+// (see HostAddr; on kubelet nodes the InternalIP itself), or the zero Addr
+// for an unknown node.
+func (c *Cluster) NodeAddr(node string) netip.Addr { return c.runner().NodeAddr(node) }
 
 // Resolver returns a resolver that asks the cluster DNS, so the test process
 // can resolve names like etcd-0.etcd-headless.tenant-demo.svc.

@@ -127,6 +127,40 @@
 // cluster names and maps pod IPs, Cluster.Resolver resolves names. Package
 // etcdlayout creates tenant etcd clusters in Cozystack's layouts on it.
 //
+// # Real kubelet nodes
+//
+// ClusterConfig.NodeKind NodeKubelet (or TENANTKIT_NODE_KIND=kubelet for
+// clusters that leave it empty) makes every node a real kubelet v1.37.2
+// instead, built from the pinned module like the control plane, each with
+// its own containerd (the machine's, Debian's package) running pods with
+// runc: pod termination, volume mounts (local volumes, Secrets, emptyDir),
+// probes, restart back-off and status are then the kubelet's own.
+//
+//	env := localenv.StartT(t, localenv.Config{Cluster: &localenv.ClusterConfig{NodeKind: localenv.NodeKubelet}})
+//
+// It needs root, containerd and runc (KubeletAvailable says why not;
+// StartT then skips). Each node is a kubelet process with its own root
+// folder, node name, loopback address (its ports and its pods listen
+// there) and mount namespace; nothing on the machine's network changes
+// (no CNI, no iptables rules), and what the nodes mount, their cgroups,
+// containerd state and the kernel tunables the kubelet wants are theirs
+// alone, removed on Stop or, after a crash, by the next environment that
+// starts kubelet nodes. The cost: a node takes about XX s to join and
+// about XX MB of memory (kubelet, containerd) plus a containerd shim per
+// pod, against about a second and a few MB for the node agent, which
+// stays the default.
+//
+// What is still simulated on kubelet nodes: the network (pods run on the
+// host network, put there by the MutatingAdmissionPolicy HostNetworkPolicy,
+// with their container ports as host ports; pod IPs are the node's
+// loopback address, which the endpoint controllers cannot publish, so the
+// cluster DNS answers such pods from the Pods themselves), images (only
+// the pause image and tenantkit's etcd under the names of EtcdImages
+// exist; nothing is pulled), the cloud controller (tenantkit sets the
+// nodes' addresses), and node capacity (the machine's, shared by all
+// nodes; ClusterConfig's per-node Capacity is refused). Cluster.Processes
+// is empty on kubelet nodes; Cluster.Pod gives the containers' PIDs.
+//
 // # More servers
 //
 // On a running environment, StartAPIServer starts another apiserver on the

@@ -6,8 +6,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/cozystack/tenantkit/localenv/internal/kubeletnode"
 	"github.com/cozystack/tenantkit/localenv/internal/nodeagent"
 )
+
+// DefaultEtcdImages are the etcd images kubelet nodes have by default: the
+// aenix operator's (package etcdlayout's DefaultImage) and the one
+// kubeadm-style control planes name.
+var DefaultEtcdImages = []string{"quay.io/coreos/etcd:v3.5.12", "registry.k8s.io/etcd:3.5.15-0"}
 
 // NodeConfig describes one simulated node of ClusterConfig.Nodes.
 type NodeConfig struct {
@@ -66,6 +72,15 @@ func agentNodes(nodes []NodeConfig) []nodeagent.NodeConfig {
 // podInfo converts the node agent's PodInfo.
 func podInfo(in nodeagent.PodInfo) PodInfo {
 	out := PodInfo{UID: in.UID, Node: in.Node, IP: in.IP, PodIP: in.PodIP, Dir: in.Dir}
+	for _, c := range in.Containers {
+		out.Containers = append(out.Containers, ContainerInfo(c))
+	}
+	return out
+}
+
+// kubeletPodInfo converts the kubelet pool's PodInfo.
+func kubeletPodInfo(in kubeletnode.PodInfo) PodInfo {
+	out := PodInfo{UID: in.UID, Node: in.Node, IP: in.IP, PodIP: in.IP, Dir: in.Dir}
 	for _, c := range in.Containers {
 		out.Containers = append(out.Containers, ContainerInfo(c))
 	}
