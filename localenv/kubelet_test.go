@@ -86,6 +86,19 @@ func TestKubeletNodes(t *testing.T) {
 		requireHealthy(t, got.Status.PodIP)
 	})
 
+	t.Run("a node that went down runs its pods again when it comes up", func(t *testing.T) {
+		node := waitPod(t, cs, ns, "etcd", podReady).Spec.NodeName
+		before, ok := cluster.Pod(ns, "etcd")
+		require.True(t, ok)
+		require.NoError(t, cluster.Down(ctx, node))
+		require.True(t, gone(before.Containers[0].PID), "the container died with its node")
+		require.NoError(t, cluster.Up(ctx, node))
+		got := waitPod(t, cs, ns, "etcd", func(p *corev1.Pod) bool {
+			return podReady(p) && p.Status.ContainerStatuses[0].RestartCount > before.Containers[0].Restarts
+		})
+		requireHealthy(t, got.Status.PodIP)
+	})
+
 	t.Run("the machine's network and kernel tunables are untouched", func(t *testing.T) {
 		during := snapshotMachine(t)
 		require.Equal(t, before.sysctls, during.sysctls)

@@ -153,8 +153,11 @@ func nodeScript(p paths, n NodeConfig, b Binaries, procs []string, kubeletArgs [
 		fmt.Fprintf(&s, "if [ -e /proc/sys/%[1]s ]; then printf '%%s\\n' %[2]s > %[3]s; mount --bind -o ro %[3]s /proc/sys/%[1]s; fi\n", t.path, t.value, quote(file))
 	}
 	fmt.Fprintf(&s, "hostname %s\n", quote(n.Name))
+	// A node that was down left its sockets behind.
+	fmt.Fprintf(&s, "rm -f %s %s\n", quote(p.socket()), quote(p.socket()+".ttrpc"))
 	fmt.Fprintf(&s, "%s --config %s >> %s 2>&1 &\n", quote(b.Containerd), quote(p.containerdConf()), quote(p.log("containerd")))
-	fmt.Fprintf(&s, "i=0\nwhile [ ! -S %s ]; do i=$((i+1)); [ $i -lt 600 ] || { echo containerd did not start; exit 1; }; sleep 0.1; done\n", quote(p.socket()))
+	fmt.Fprintf(&s, "i=0\nuntil %s -a %s version >/dev/null 2>&1; do i=$((i+1)); [ $i -lt 600 ] || { echo containerd did not start; exit 1; }; sleep 0.1; done\n",
+		quote(b.Ctr), quote(p.socket()))
 	fmt.Fprintf(&s, "for f in %s/*.tar; do %s -a %s -n k8s.io images import --all-platforms \"$f\" >/dev/null; done\n",
 		quote(p.images()), quote(b.Ctr), quote(p.socket()))
 	fmt.Fprintf(&s, "echo images imported\nexec %s", quote(b.Kubelet))
