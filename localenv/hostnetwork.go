@@ -18,7 +18,8 @@ import (
 // that a cluster of kubelet nodes installs: it puts every new pod on the
 // host network (there is no CNI), with its container ports as host ports
 // (which the apiserver requires of host-network pods, and which keep two
-// pods that listen on the same port off one node).
+// pods that listen on the same port off one node), and never pulling an
+// image (kubelet nodes have only the images tenantkit gives them).
 const HostNetworkPolicy = "tenantkit-host-network"
 
 // hostNetworkMutation is the policy's apply configuration (CEL).
@@ -28,6 +29,7 @@ const hostNetworkMutation = `Object{
     dnsPolicy: "ClusterFirstWithHostNet",
     containers: object.spec.containers.map(c, Object.spec.containers{
       name: c.name,
+      imagePullPolicy: "Never",
       ports: (has(c.ports) ? c.ports : []).map(p, Object.spec.containers.ports{
         containerPort: p.containerPort,
         protocol: has(p.protocol) ? p.protocol : "TCP",
@@ -80,7 +82,8 @@ func installHostNetworkPolicy(ctx context.Context, cs kubernetes.Interface, time
 			last = err
 			return false, nil
 		}
-		return got.Spec.HostNetwork && got.Spec.Containers[0].Ports[0].HostPort == 80, nil
+		c := got.Spec.Containers[0]
+		return got.Spec.HostNetwork && c.Ports[0].HostPort == 80 && c.ImagePullPolicy == corev1.PullNever, nil
 	})
 	if err != nil {
 		return fmt.Errorf("localenv: host network policy not in effect (last error: %v): %w", last, err)

@@ -68,6 +68,7 @@ func TestKubeletNodes(t *testing.T) {
 		got := waitPod(t, cs, ns, "etcd", podReady)
 		require.True(t, got.Spec.HostNetwork, "the host network policy put it there")
 		require.Equal(t, int32(2379), got.Spec.Containers[0].Ports[0].HostPort)
+		require.Equal(t, corev1.PullNever, got.Spec.Containers[0].ImagePullPolicy, "nothing is ever pulled")
 		require.Equal(t, cluster.NodeAddr(got.Spec.NodeName).String(), got.Status.PodIP)
 		requireHealthy(t, got.Status.PodIP)
 		info, ok := cluster.Pod(ns, "etcd")

@@ -91,6 +91,8 @@ type Pool struct {
 	record string
 	order  []string
 	nodes  map[string]*node
+	// stopWatch stops the image tagger.
+	stopWatch context.CancelFunc
 }
 
 // node is one node's process and folders.
@@ -178,6 +180,11 @@ func Start(ctx context.Context, cfg Config) (*Pool, error) {
 		if err := p.initialize(ctx, p.nodes[name]); err != nil {
 			return p, err
 		}
+	}
+	watch, cancel := context.WithCancel(context.Background())
+	p.stopWatch = cancel
+	if err := p.watchImages(watch); err != nil {
+		return p, fmt.Errorf("kubeletnode: %w", err)
 	}
 	return p, nil
 }
@@ -301,6 +308,9 @@ func (p *Pool) Up(_ context.Context, name string) error {
 // Stop kills every node's processes and removes the pool's cgroups and
 // record. The node folders stay for the caller to remove.
 func (p *Pool) Stop() error {
+	if p.stopWatch != nil {
+		p.stopWatch()
+	}
 	var errs []error
 	if err := killCgroup(p.roots, p.rel, 30*time.Second); err != nil {
 		errs = append(errs, fmt.Errorf("kubeletnode: %w", err))
