@@ -87,8 +87,9 @@ func rssKiB(pid int) int {
 	return 0
 }
 
-// logMemory logs the RSS of every process of the environment, pod
-// processes included, and the test process (which runs the node agent, the
+// logMemory logs the RSS of every process of the environment, the etcd
+// pods of tenant "demo" included (on kubelet nodes without the kubelets,
+// containerd and shims: TestKubeletNodes logs those), and the test process (which runs the node agent, the
 // cluster DNS and the local volume cleaner).
 func logMemory(t *testing.T, env *localenv.Env) {
 	t.Helper()
@@ -102,10 +103,14 @@ func logMemory(t *testing.T, env *localenv.Env) {
 		t.Logf("rss %-24s %7.1f MiB", c.Name, float64(r)/1024)
 	}
 	pods := 0
-	for _, p := range env.Cluster().Processes() {
-		r := rssKiB(p.PID())
+	for i := range 3 {
+		info, ok := env.Cluster().Pod(etcdlayout.Namespace("demo"), etcdlayout.PodName(i))
+		if !ok || len(info.Containers) == 0 {
+			continue
+		}
+		r := rssKiB(info.Containers[0].PID)
 		pods += r
-		t.Logf("rss %-24s %7.1f MiB", p.Name(), float64(r)/1024)
+		t.Logf("rss %-24s %7.1f MiB", etcdlayout.PodName(i), float64(r)/1024)
 	}
 	self := rssKiB(os.Getpid())
 	t.Logf("rss total: servers %.1f MiB + pod etcds %.1f MiB = %.1f MiB; test process (agent, DNS, cleaner, clients) %.1f MiB",
