@@ -23,11 +23,10 @@
 // # Several servers
 //
 // Builder.Build builds a list: the servers of one nested module (the three
-// Kubernetes control plane components; velero and its AWS plugin; pause
-// and tenantkit-image, next to the kubelet's own build) in one go build, two
-// go builds at a time, with every module's download started up front. `make
-// tools` runs it through the buildservers command, so that no test has to
-// build inside go test's timeout.
+// Kubernetes control plane components; velero and its AWS plugin) in one
+// go build, two go builds at a time, with every module's download started
+// up front. `make tools` runs it through the buildservers command, so that
+// no test has to build inside go test's timeout.
 //
 // # Overrides
 //

@@ -5,14 +5,19 @@ package serverbin
 // the cache names a binary name-version-key and prunes name-v*.
 const ownVersion = "v0.0.0-tenantkit"
 
-// ownUpstream is the Upstream of those programs.
+// ownUpstream is the Upstream of pause: its nested module.
 const ownUpstream = "github.com/cozystack/tenantkit/internal/servers/kubelet"
+
+// imageToolUpstream is the Upstream of tenantkit-image: its nested module.
+const imageToolUpstream = "github.com/cozystack/tenantkit/internal/servers/image"
 
 var (
 	// Kubelet is the kubelet v1.37.2, the real node agent, built from the
 	// nested module internal/servers/kubelet (which pins k8s.io/kubernetes
 	// like internal/servers/kube, plus the kubelet's own dependencies) so
-	// that the control plane's module and cache key stay as they are.
+	// that the control plane's module and cache key stay as they are. Every
+	// module the two share is at kube's version, so that a cold build
+	// compiles the Kubernetes packages they share once, not once each.
 	Kubelet = Server{Name: "kubelet", Module: "kubelet", Package: "./cmd/kubelet",
 		Upstream: "k8s.io/kubernetes", Version: "v1.37.2", LDFlags: kubeLDFlags, Slow: true,
 		VersionArgs: kubeVersionArgs, MinVersion: kubeMinVersion}
@@ -25,7 +30,10 @@ var (
 	// ImageTool is tenantkit-image, which writes a one-layer container
 	// image tarball offline (go-containerregistry) that `ctr images
 	// import` loads: how the local environment gives a container runtime
-	// its images without a registry. It has no version command.
-	ImageTool = Server{Name: "tenantkit-image", Module: "kubelet", Package: "./cmd/tenantkit-image",
-		Upstream: ownUpstream, Version: ownVersion}
+	// its images without a registry. It has no version command. Its
+	// nested module is internal/servers/image, apart from the kubelet's:
+	// go-containerregistry would raise modules the kubelet shares with the
+	// control plane (golang.org/x/net and others) above kube's versions.
+	ImageTool = Server{Name: "tenantkit-image", Module: "image", Package: "./cmd/tenantkit-image",
+		Upstream: imageToolUpstream, Version: ownVersion}
 )
