@@ -162,8 +162,7 @@ func (te *tenantEnv) relocateUnderLoadWith(t testing.TB, name, member, target st
 			t.Logf("%s: step %2d/%d %-16s %-8s %s (%s)", name, e.Index+1, e.Total, e.Step, e.Phase, e.Message, e.Elapsed.Round(time.Millisecond))
 		}
 	})
-	plan, err := r.Plan(ctx, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: member, TargetNode: target, Options: opts})
-	require.NoError(t, err)
+	plan := te.planWhenSettled(t, r, etcdrelocate.Request{Namespace: te.tenant.Namespace, Member: member, TargetNode: target, Options: opts})
 	res, err := r.Execute(ctx, plan)
 	require.NoError(t, err)
 	time.Sleep(300 * time.Millisecond)
@@ -281,7 +280,12 @@ func (te *tenantEnv) logCount(t testing.TB, pod, msg string) int {
 // checks the refusals on the real cluster.
 func TestRelocateStatefulSet(t *testing.T) {
 	t.Parallel()
-	te := startTenant(t, etcdlayout.Config{})
+	// A fifth node: on kubelet nodes pods use the host network, so two
+	// etcd members (the "two members" refusal's tenant) cannot share a
+	// node, and that tenant needs two free ones.
+	te := startTenant(t, etcdlayout.Config{}, func(cc *localenv.ClusterConfig) {
+		cc.Nodes = append(cc.Nodes, localenv.NodeConfig{Name: "node-e"})
+	})
 	r := te.relocator(t, nil)
 	s := te.observe(t, r)
 	require.Equal(t, etcdrelocate.LayoutStatefulSet, s.Layout)
@@ -412,6 +416,7 @@ func testRefusals(t *testing.T, te *tenantEnv) {
 	})
 	t.Run("two members", func(t *testing.T) {
 		pair := etcdlayout.StartT(t, te.env, etcdlayout.Config{Tenant: "pair", Replicas: 2})
+		defer te.removeTenant(t, pair)
 		_, err := r.Plan(ctx, etcdrelocate.Request{Namespace: pair.Namespace, Member: "etcd-1", TargetNode: "node-c"})
 		require.ErrorIs(t, err, etcdrelocate.ErrTooFewVoters)
 		t.Log(err)
@@ -428,6 +433,42 @@ func testRefusals(t *testing.T, te *tenantEnv) {
 	require.Eventually(t, func() bool {
 		return plan("etcd-1", "node-c") == nil
 	}, 2*time.Minute, 250*time.Millisecond)
+}
+
+// planWhenSettled plans, waiting up to a minute while preflight refuses
+// only because the workload is still settling: after a fault a real
+// kubelet reports a restarted member's pod Ready again one readiness probe
+// period (5 s) after it is back, and until its first status sync the API
+// may even still show the pod Ready from before the fault.
+func (te *tenantEnv) planWhenSettled(t testing.TB, r *etcdrelocate.Relocator, req etcdrelocate.Request) *etcdrelocate.Plan {
+	t.Helper()
+	var plan *etcdrelocate.Plan
+	var err error
+	deadline := time.Now().Add(time.Minute)
+	for {
+		plan, err = r.Plan(context.Background(), req)
+		settling := errorsIs(err, etcdrelocate.ErrRolloutInProgress) || errorsIs(err, etcdrelocate.ErrDisruptionNotAllowed)
+		if !settling || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	require.NoError(t, err)
+	return plan
+}
+
+// removeTenant deletes another tenant's StatefulSet and waits until its
+// pods are gone, so that they hold no node (on kubelet nodes an etcd pod
+// holds its node's etcd ports).
+func (te *tenantEnv) removeTenant(t testing.TB, tn *etcdlayout.Tenant) {
+	t.Helper()
+	ctx := context.Background()
+	kube := te.tenant.Kube()
+	require.NoError(t, kube.AppsV1().StatefulSets(tn.Namespace).Delete(ctx, etcdlayout.StatefulSetName, metav1.DeleteOptions{}))
+	require.Eventually(t, func() bool {
+		pods, err := kube.CoreV1().Pods(tn.Namespace).List(ctx, metav1.ListOptions{})
+		return err == nil && len(pods.Items) == 0
+	}, 2*time.Minute, 250*time.Millisecond, "the pods of tenant %s are still there", tn.Namespace)
 }
 
 // waitHealthy waits until preflight would accept moving member (every
