@@ -11,7 +11,7 @@ GOTEST_FLAGS ?= -timeout 45m
 # go build invocations buildservers runs at once (make tools)
 TOOLS_JOBS ?= 2
 
-.PHONY: all tools packages test test-short test-seaweedfs bench demo lint
+.PHONY: all tools packages test test-kubelet test-short test-seaweedfs bench demo lint
 
 all: test
 
@@ -29,13 +29,19 @@ packages:
 	  apt-get install -y --no-install-recommends containerd runc || echo "tenantkit: not installed: kubelet node tests will skip"; }
 
 ## test: every test, integration included, against real servers (all built first: go test's
-## timeout never runs into a build); then the tenant etcd layouts and the relocation once more
-## on real kubelet nodes
+## timeout never runs into a build); then, on real kubelet nodes, the tenant etcd layouts and the
+## two relocation end-to-end tests (make test-kubelet runs the whole relocation suite there)
 test: tools packages
 	$(GO) test $(GOTEST_FLAGS) ./...
-	TENANTKIT_NODE_KIND=kubelet $(GO) test $(GOTEST_FLAGS) ./localenv/etcdlayout/... ./etcdrelocate/...
+	TENANTKIT_NODE_KIND=kubelet $(GO) test $(GOTEST_FLAGS) ./localenv/etcdlayout/...
+	TENANTKIT_NODE_KIND=kubelet $(GO) test $(GOTEST_FLAGS) -run '^TestRelocate(StatefulSet|EtcdMember)$$' ./etcdrelocate/
 	$(GO) test -race $(GOTEST_FLAGS) ./gpushare/...
 	@for m in $(TEST_MODULES); do echo "== go test in $$m"; (cd $$m && $(GO) test $(GOTEST_FLAGS) ./...) || exit 1; done
+
+## test-kubelet: the tenant etcd layouts and the whole relocation suite on real kubelet nodes
+## (about 20 minutes on two cores; needs root, containerd and runc)
+test-kubelet: tools packages
+	TENANTKIT_NODE_KIND=kubelet $(GO) test $(GOTEST_FLAGS) ./localenv/etcdlayout/... ./etcdrelocate/...
 
 ## test-short: unit tests only (no servers started)
 test-short:
