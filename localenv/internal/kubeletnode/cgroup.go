@@ -59,20 +59,37 @@ func hierarchies() ([]string, error) {
 func createCgroup(roots []string, rel string) ([]string, error) {
 	var procs []string
 	for _, root := range roots {
-		dir := root
-		for _, part := range strings.Split(rel, "/") {
-			parent := dir
-			dir = filepath.Join(dir, part)
-			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return nil, fmt.Errorf("create cgroup %s: %w", dir, err)
-			}
-			if err := inheritCpuset(parent, dir); err != nil {
-				return nil, err
+		var err error
+		// Another environment's Stop removes the shared cgroupBase folder
+		// when it finds it empty: create the path again if it vanished
+		// under us.
+		for range 5 {
+			if err = createPath(root, rel); !errors.Is(err, fs.ErrNotExist) {
+				break
 			}
 		}
-		procs = append(procs, filepath.Join(dir, "cgroup.procs"))
+		if err != nil {
+			return nil, err
+		}
+		procs = append(procs, filepath.Join(root, rel, "cgroup.procs"))
 	}
 	return procs, nil
+}
+
+// createPath creates rel's folders under one hierarchy's root.
+func createPath(root, rel string) error {
+	dir := root
+	for _, part := range strings.Split(rel, "/") {
+		parent := dir
+		dir = filepath.Join(dir, part)
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create cgroup %s: %w", dir, err)
+		}
+		if err := inheritCpuset(parent, dir); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // inheritCpuset copies cpuset.cpus and cpuset.mems from parent to dir where
