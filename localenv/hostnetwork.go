@@ -35,6 +35,10 @@ const hostNetworkMutation = `Object{
         protocol: has(p.protocol) ? p.protocol : "TCP",
         hostPort: p.containerPort
       })
+    }),
+    initContainers: (has(object.spec.initContainers) ? object.spec.initContainers : []).map(c, Object.spec.initContainers{
+      name: c.name,
+      imagePullPolicy: "Never"
     })
   }
 }`

@@ -69,6 +69,7 @@ func TestKubeletNodes(t *testing.T) {
 		require.True(t, got.Spec.HostNetwork, "the host network policy put it there")
 		require.Equal(t, int32(2379), got.Spec.Containers[0].Ports[0].HostPort)
 		require.Equal(t, corev1.PullNever, got.Spec.Containers[0].ImagePullPolicy, "nothing is ever pulled")
+		require.Equal(t, corev1.PullNever, got.Spec.InitContainers[0].ImagePullPolicy)
 		require.Equal(t, cluster.NodeAddr(got.Spec.NodeName).String(), got.Status.PodIP)
 		requireHealthy(t, got.Status.PodIP)
 		info, ok := cluster.Pod(ns, "etcd")
@@ -133,7 +134,9 @@ func etcdPod(ns, name string) *corev1.Pod {
 				VolumeMounts:   []corev1.VolumeMount{{Name: "data", MountPath: "/data"}},
 				ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/health", Port: intstr.FromInt32(2379)}}, PeriodSeconds: 1},
 			}},
-			Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+			// An init container of an etcd image, which never pulls either.
+			InitContainers: []corev1.Container{{Name: "version", Image: "registry.k8s.io/etcd:3.6.0-0", Command: []string{"etcd", "--version"}}},
+			Volumes:        []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 		},
 	}
 }
