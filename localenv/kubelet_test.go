@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cozystack/tenantkit/internal/process"
 	"github.com/cozystack/tenantkit/localenv"
 )
 
@@ -93,7 +94,7 @@ func TestKubeletNodes(t *testing.T) {
 		before, ok := cluster.Pod(ns, "etcd")
 		require.True(t, ok)
 		require.NoError(t, cluster.Down(ctx, node))
-		require.True(t, gone(before.Containers[0].PID), "the container died with its node")
+		require.True(t, process.Exited(before.Containers[0].PID), "the container died with its node")
 		require.NoError(t, cluster.Up(ctx, node))
 		got := waitPod(t, cs, ns, "etcd", func(p *corev1.Pod) bool {
 			return podReady(p) && p.Status.ContainerStatuses[0].RestartCount > before.Containers[0].Restarts
@@ -115,7 +116,7 @@ func TestKubeletNodes(t *testing.T) {
 		after := snapshotMachine(t)
 		require.Equal(t, before, after)
 		for _, pid := range pids {
-			require.Eventually(t, func() bool { return gone(pid) }, 10*time.Second, 50*time.Millisecond, "process %d of a node survived Stop", pid)
+			require.Eventually(t, func() bool { return process.Exited(pid) }, 10*time.Second, 50*time.Millisecond, "process %d of a node survived Stop", pid)
 		}
 	})
 }
@@ -292,24 +293,13 @@ func TestKubeletNodes_leftoversOfAKilledEnvironment(t *testing.T) {
 	// The next environment with kubelet nodes cleans up.
 	env := kubeletEnv(t, localenv.NodeConfig{Name: "node-a"})
 	for _, pid := range orphans {
-		require.Eventually(t, func() bool { return gone(pid) }, 10*time.Second, 50*time.Millisecond, "process %d of the dead environment survived", pid)
+		require.Eventually(t, func() bool { return process.Exited(pid) }, 10*time.Second, 50*time.Millisecond, "process %d of the dead environment survived", pid)
 	}
 	for _, dir := range leftovers {
 		require.NoDirExists(t, dir)
 	}
 	require.NoError(t, env.Stop())
 	require.Equal(t, before, snapshotMachine(t))
-}
-
-// gone reports whether a process has exited: it no longer exists, or it is
-// a zombie its new parent has yet to reap.
-func gone(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i > 0 && strings.HasPrefix(string(b[i+1:]), " Z")
 }
 
 // logNodeMemory logs the resident memory of each node's processes by

@@ -7,8 +7,6 @@ import (
 	"net"
 	"os"
 	"slices"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cozystack/tenantkit/internal/process"
 	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 )
@@ -167,7 +166,7 @@ func TestV1alpha1_lifecycle(t *testing.T) {
 		for _, pid := range pids {
 			// A container's process may stay a zombie for a moment: its
 			// shim died with it and init reaps it.
-			require.Eventually(t, func() bool { return exited(pid) }, 10*time.Second, 20*time.Millisecond, "process %d survived Stop", pid)
+			require.Eventually(t, func() bool { return process.Exited(pid) }, 10*time.Second, 20*time.Millisecond, "process %d survived Stop", pid)
 		}
 		_, err := os.Stat(dir)
 		require.ErrorIs(t, err, os.ErrNotExist)
@@ -177,19 +176,6 @@ func TestV1alpha1_lifecycle(t *testing.T) {
 		}
 		require.False(t, slices.Contains(pids, 0))
 	})
-}
-
-// exited reports whether a process is gone or a zombie.
-func exited(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i > 0 && strings.HasPrefix(string(b[i+1:]), " Z")
 }
 
 // loneMember returns the ordinal of a member alone on its node and the

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cozystack/tenantkit/internal/process"
 )
 
 // registryDir holds one record per running pool, so that the next pool to
@@ -50,21 +52,14 @@ func register(id, cgroup, dir string) (path string, err error) {
 
 // startTime returns a process's start time in clock ticks since boot.
 func startTime(pid int) (uint64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	f, err := process.StatFields(pid)
 	if err != nil {
 		return 0, err
 	}
-	// The command name may hold spaces and parentheses: fields count from
-	// the last ')'.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
+	if len(f) < 20 {
 		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
 	}
-	fields := strings.Fields(string(b[i+1:]))
-	if len(fields) < 20 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
-	}
-	return strconv.ParseUint(fields[19], 10, 64)
+	return strconv.ParseUint(f[19], 10, 64)
 }
 
 // errBadRecord is returned by parseRecord for anything but a pool's record.

@@ -1,0 +1,31 @@
+package process
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// StatFields returns the fields of /proc/<pid>/stat that follow the
+// command name (state first, then ppid, ...; the start time is index 19).
+// The command name may hold spaces and parentheses, so fields count from
+// the last ')'.
+func StatFields(pid int) ([]string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return nil, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	return strings.Fields(string(b[i+1:])), nil
+}
+
+// Exited reports whether the process pid has exited: it no longer exists,
+// or it is a zombie its parent has yet to reap (as a container's process
+// is for a moment once its shim has died and init inherits it).
+func Exited(pid int) bool {
+	f, err := StatFields(pid)
+	return err != nil || len(f) == 0 || f[0] == "Z"
+}
