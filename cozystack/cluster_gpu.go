@@ -91,6 +91,6 @@ func mergeGPUConfig(cfg, def gpushare.Config) gpushare.Config {
 	r.Cores = or(r.Cores, def.Resources.Cores)
 	cfg.NodePolicy = gpushare.NodePolicy(or(string(cfg.NodePolicy), string(def.NodePolicy)))
 	cfg.GPUPolicy = gpushare.GPUPolicy(or(string(cfg.GPUPolicy), string(def.GPUPolicy)))
-	cfg.SkipWebhookDefaults = cfg.SkipWebhookDefaults || def.SkipWebhookDefaults
+	cfg.SkipWebhook = cfg.SkipWebhook || def.SkipWebhook
 	return cfg
 }

@@ -22,7 +22,8 @@ type ResourceNames struct {
 
 // Config mirrors the HAMi settings that decide requests, placement and
 // accounting. Its zero value is HAMi v2.9's chart defaults, the version
-// Cozystack ships: webhook defaults applied, defaultMemory 0 (a bare
+// Cozystack ships: the admission webhook in the path (its refusals and
+// defaults applied), defaultMemory 0 (a bare
 // nvidia.com/gpu takes the whole card), defaultCores 0, defaultGPUNum 1,
 // memoryFactor 1, node binpack and GPU spread, every allocation entry
 // counted.
@@ -43,16 +44,19 @@ type Config struct {
 	// MemoryFactor is HAMi's memoryFactor: gpumem is multiplied by it.
 	// 0 means 1.
 	MemoryFactor int32
-	// SkipWebhookDefaults reads pod specs as HAMi's scheduler sees pods
-	// that bypassed its admission webhook: no defaultGPUNum, and no
+	// SkipWebhook reads pod specs as HAMi's scheduler sees pods that
+	// bypassed its admission webhook (scheduler.admissionWebhook.enabled
+	// false, or a namespace labelled hami.io/webhook: ignore): nothing is
+	// refused for the webhook's reasons, there is no defaultGPUNum, and no
 	// gpucores 100 for containers that take a whole card's memory (the
-	// v2.7+ exclusive default).
-	SkipWebhookDefaults bool
+	// v2.7+ exclusive default). False (the default) is what Cozystack
+	// deploys: the webhook in the path, its refusals and defaults applied.
+	SkipWebhook bool
 	// StrictRequests makes NewPodRequest refuse, with a *RequestError, a
-	// pod whose resources HAMi would bend: a percentage or cores over 100
-	// (HAMi clamps), a gpumem or GPU count it ignores, a percentage its
-	// webhook refuses. False (the default) derives what HAMi derives and
-	// lists the oddity in PodRequest.Warnings.
+	// pod whose resources HAMi's scheduler would bend: a percentage or
+	// cores over 100 (HAMi clamps), a gpumem or GPU count it ignores. False
+	// (the default) derives what HAMi derives and lists the oddity in
+	// PodRequest.Warnings.
 	StrictRequests bool
 
 	// NodePolicy is the default node policy ("" means NodeBinpack).

@@ -31,8 +31,10 @@
 //	err = l.Load(nodes, pods)
 //	n, _ := l.Node("gpu-1") // per GPU: Capacity, Used, Free
 //
-// Fit. NewPodRequest reads what a pod asks for the way HAMi's webhook and
-// scheduler do, bending odd values as HAMi does and listing them in
+// Fit. NewPodRequest reads what a pod asks for the way HAMi's admission
+// webhook and scheduler do: a pod the webhook refuses is a *WebhookError,
+// never a request (Config.SkipWebhook reads pods as the scheduler alone
+// sees them); odd values are bent as HAMi bends them and listed in
 // PodRequest.Warnings (Config.StrictRequests refuses them). Fit places it
 // as HAMi's Filter would and returns the Placement: the node, the node's
 // score, the GPU policy (binpack or spread, per node and per GPU), and each
@@ -61,7 +63,8 @@
 //     memory, cores or slots and never break a sharing rule; a refused
 //     Allocate changes nothing.
 //   - Nothing is dropped silently: what HAMi skips, the ledger lists in
-//     Problems; what HAMi bends, NewPodRequest lists in Warnings.
+//     Problems; what HAMi bends, NewPodRequest lists in Warnings; what
+//     HAMi's webhook refuses, NewPodRequest refuses, so it never fits.
 //   - A Ledger is safe for concurrent use.
 //
 // Where gpushare differs from HAMi on purpose: among nodes of equal score
@@ -78,7 +81,8 @@
 //
 // Sentinels start with "gpushare: ". Decoders return *AnnotationError
 // (errors.Is ErrMalformedAnnotation) naming the annotation; requests
-// *RequestError (ErrInvalidRequest) naming the container and resource; Fit
+// *RequestError (ErrInvalidRequest) naming the container and resource, or
+// *WebhookError (ErrWebhookRefused) in HAMi's webhook's words; Fit
 // *FitError (ErrNoFit). Allocate refuses with *AllocationError (wrapping
 // ErrOverAllocation when a GPU lacks room, ErrGPUConflict when a sharing
 // rule is broken), ErrPodExists, ErrUnknownNode or ErrUnknownGPU. Objects

@@ -18,6 +18,11 @@ var (
 	// wrapped by *RequestError.
 	ErrInvalidRequest = errors.New("gpushare: invalid GPU request")
 
+	// ErrWebhookRefused is returned by NewPodRequest for a pod HAMi's
+	// admission webhook refuses (Config.SkipWebhook unset): such a pod is
+	// never created, so it never fits. It is wrapped by *WebhookError.
+	ErrWebhookRefused = errors.New("gpushare: HAMi's admission webhook refuses the pod")
+
 	// ErrNoFit is returned when no node can host the pod. It is wrapped by
 	// *FitError, which says what blocks the pod, then why per node and per
 	// GPU.
@@ -121,6 +126,33 @@ func (e *RequestError) Error() string {
 
 // Unwrap returns ErrInvalidRequest.
 func (e *RequestError) Unwrap() error { return ErrInvalidRequest }
+
+// WebhookError reports a pod HAMi's admission webhook refuses, in the
+// webhook's words.
+type WebhookError struct {
+	// Pod is "namespace/name".
+	Pod string
+	// Container is the container at fault; empty for the pod as a whole.
+	Container string
+	// Resource is the resource at fault, e.g.
+	// "nvidia.com/gpumem-percentage"; empty when none is.
+	Resource string
+	// Reason says why the webhook refuses, e.g. "container main is
+	// privileged".
+	Reason string
+}
+
+// Error describes the refusal in one line.
+func (e *WebhookError) Error() string {
+	msg := e.Pod + ": HAMi's admission webhook refuses the pod"
+	if e.Resource != "" {
+		msg += ": container " + e.Container + ": " + e.Resource
+	}
+	return msg + ": " + e.Reason
+}
+
+// Unwrap returns ErrWebhookRefused.
+func (e *WebhookError) Unwrap() error { return ErrWebhookRefused }
 
 func clip(s string, n int) string {
 	if len(s) <= n {

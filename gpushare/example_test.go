@@ -154,6 +154,26 @@ func ExampleNewPodRequest_bentAsHAMi() {
 	// true nvidia.com/gpucores
 }
 
+// HAMi's admission webhook, in the path as Cozystack deploys HAMi, refuses
+// a memory percentage over 100: NewPodRequest refuses the pod too, so it
+// never fits. Without the webhook HAMi's scheduler clamps it to 100.
+func ExampleNewPodRequest_webhookRefuses() {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "over"}}
+	pod.Spec.Containers = []corev1.Container{{Name: "main", Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{
+		gpushare.ResourceGPU: resource.MustParse("1"), gpushare.ResourceMemoryPercentage: resource.MustParse("101"),
+	}}}}
+	_, err := gpushare.NewPodRequest(pod, gpushare.Config{})
+	fmt.Println(errors.Is(err, gpushare.ErrWebhookRefused))
+	fmt.Println(err)
+
+	req, _ := gpushare.NewPodRequest(pod, gpushare.Config{SkipWebhook: true})
+	fmt.Println(req.Containers[0].MemoryPercent, req.Warnings[0].Reason)
+	// Output:
+	// true
+	// ml/over: HAMi's admission webhook refuses the pod: container main: nvidia.com/gpumem-percentage: 101 (101) is not an integer between 0 and 100
+	// 100 101 is over 100: HAMi clamps it to 100
+}
+
 // A scheduler extender decides in one call (Fit, at filter time) and
 // commits in another (Allocate, at bind time). Allocate checks every
 // per-GPU rule again: a placement that went stale meanwhile is refused and

@@ -1,7 +1,6 @@
 package gpushare_test
 
 import (
-	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,18 +11,22 @@ import (
 )
 
 // FuzzNewPodRequest: any quantities for the four resources, in limits or
-// requests, with the webhook or without. NewPodRequest never fails on
-// resources by default, derives exactly what hamiref (HAMi's webhook and
-// GenerateResourceRequests) derives, keeps every field in range, and
+// requests, in a privileged container or not, with the webhook or without.
+// NewPodRequest decides exactly as hamiref (HAMi's webhook and
+// GenerateResourceRequests) does — refused by the webhook, refused for
+// negative cores, or the same request — keeps every field in range, and
 // StrictRequests refuses exactly the pods it warns about.
 func FuzzNewPodRequest(f *testing.F) {
-	f.Add("1", "3000", "", "30", false, false)
-	f.Add("1", "", "150", "", false, false)
-	f.Add("0", "", "101", "", false, true)
-	f.Add("2", "2147483648", "", "150", true, false)
-	f.Add("500m", "1.5", "-3", "4294967396", false, false)
-	f.Add("", "1k", "0", "", true, true)
-	f.Fuzz(func(t *testing.T, gpu, mem, pct, cores string, inRequests, skip bool) {
+	f.Add("1", "3000", "", "30", false, false, false)
+	f.Add("1", "", "150", "", false, false, false)
+	f.Add("0", "", "101", "", false, true, false)
+	f.Add("2", "2147483648", "", "150", true, false, false)
+	f.Add("500m", "1.5", "-3", "4294967396", false, false, false)
+	f.Add("", "1k", "0", "", true, true, false)
+	f.Add("1", "", "", "-1", false, false, false)
+	f.Add("1", "", "", "4294967295", false, true, false)
+	f.Add("1", "", "", "", false, false, true)
+	f.Fuzz(func(t *testing.T, gpu, mem, pct, cores string, inRequests, skip, privileged bool) {
 		l := corev1.ResourceList{}
 		for name, v := range map[string]string{hamiref.ResGPU: gpu, hamiref.ResMem: mem, hamiref.ResMemPct: pct, hamiref.ResCores: cores} {
 			if v == "" {
@@ -39,29 +42,20 @@ func FuzzNewPodRequest(f *testing.F) {
 		if inRequests {
 			c.Resources = corev1.ResourceRequirements{Requests: l}
 		}
+		if privileged {
+			c.SecurityContext = &corev1.SecurityContext{Privileged: &privileged}
+		}
 		pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{c}}}
-		got, err := gpushare.NewPodRequest(pod, gpushare.Config{SkipWebhookDefaults: skip})
+		if _, diff := compareRequest(pod, skip); diff != "" {
+			t.Fatalf("%v: %s", l, diff)
+		}
+		got, err := gpushare.NewPodRequest(pod, gpushare.Config{SkipWebhook: skip})
 		if err != nil {
-			t.Fatalf("default mode refused %v: %v", l, err)
+			return
 		}
 		r := got.Containers[0]
 		if r.Count < 0 || r.MemoryMiB < 0 || r.MemoryPercent < 0 || r.MemoryPercent > 100 || r.Cores < 0 || r.Cores > 100 {
 			t.Fatalf("out of range: %+v", r)
-		}
-		seen, admitted := pod, true
-		cfg := hamiref.RequestConfig{DefaultGPUNum: 1, MemoryFactor: 1}
-		if !skip {
-			seen, admitted = hamiref.Webhook(pod, cfg)
-		}
-		if admitted {
-			r.Name = ""
-			if want := hamiRequest(hamiref.Requests(seen, cfg)[0]); r != want {
-				t.Fatalf("%v: gpushare %+v, HAMi %+v", l, r, want)
-			}
-		}
-		_, strict := gpushare.NewPodRequest(pod, gpushare.Config{SkipWebhookDefaults: skip, StrictRequests: true})
-		if (strict != nil) != (len(got.Warnings) > 0) {
-			t.Fatalf("strict %v, warnings %v", strict, fmt.Sprint(got.Warnings))
 		}
 	})
 }

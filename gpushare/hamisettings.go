@@ -28,9 +28,10 @@ type HAMiSettings struct {
 	// resourceCores (default nvidia.com/gpu, gpumem, gpumem-percentage,
 	// gpucores).
 	Resources ResourceNames
-	// SkipWebhookDefaults is scheduler.admissionWebhook.enabled set to
-	// false: pods then get no defaults from HAMi's webhook.
-	SkipWebhookDefaults bool
+	// SkipWebhook is scheduler.admissionWebhook.enabled set to false:
+	// pods then get neither the refusals nor the defaults of HAMi's
+	// webhook (Config.SkipWebhook).
+	SkipWebhook bool
 }
 
 // ParseHAMiValues reads the HAMi settings from the valuesOverride of a
@@ -49,7 +50,7 @@ func ParseHAMiValues(valuesOverride map[string]any) (HAMiSettings, error) {
 			MemoryPercentage: r.str("hami", "resourceMemPercentage"), Cores: r.str("hami", "resourceCores")},
 	}
 	if on, ok := r.boolean("hami", "scheduler", "admissionWebhook", "enabled"); ok {
-		s.SkipWebhookDefaults = !on
+		s.SkipWebhook = !on
 	}
 	if r.err != nil {
 		return HAMiSettings{}, r.err
@@ -86,7 +87,7 @@ func (s HAMiSettings) Values() (map[string]any, error) {
 			hami[key] = v
 		}
 	}
-	if s.SkipWebhookDefaults {
+	if s.SkipWebhook {
 		hami["scheduler"].(map[string]any)["admissionWebhook"] = map[string]any{"enabled": false}
 	}
 	return map[string]any{"hami": hami}, nil
@@ -99,7 +100,7 @@ func (s HAMiSettings) Config() (Config, error) {
 		return Config{}, err
 	}
 	return Config{NodePolicy: s.NodePolicy, GPUPolicy: s.GPUPolicy, Resources: s.Resources,
-		SkipWebhookDefaults: s.SkipWebhookDefaults}, nil
+		SkipWebhook: s.SkipWebhook}, nil
 }
 
 func (s HAMiSettings) withDefaults() (HAMiSettings, error) {

@@ -74,7 +74,7 @@ func TestWhatIf(t *testing.T) {
 // as the same settings, and Config follows them.
 func TestHAMiSettings(t *testing.T) {
 	tuned := gpushare.HAMiSettings{SplitCount: 4, MemoryScaling: 1.5, CoreScaling: 1, NodePolicy: gpushare.NodeSpread,
-		GPUPolicy: gpushare.GPUBinpack, Resources: gpushare.ResourceNames{GPU: "example.com/gpu"}, SkipWebhookDefaults: true}
+		GPUPolicy: gpushare.GPUBinpack, Resources: gpushare.ResourceNames{GPU: "example.com/gpu"}, SkipWebhook: true}
 	values, err := tuned.Values()
 	require.NoError(t, err)
 	y, err := yaml.Marshal(values)
@@ -95,7 +95,7 @@ func TestHAMiSettings(t *testing.T) {
 	cfg, err := tuned.Config()
 	require.NoError(t, err)
 	require.Equal(t, gpushare.Config{NodePolicy: gpushare.NodeSpread, GPUPolicy: gpushare.GPUBinpack,
-		Resources: gpushare.ResourceNames{GPU: "example.com/gpu"}, SkipWebhookDefaults: true}, cfg)
+		Resources: gpushare.ResourceNames{GPU: "example.com/gpu"}, SkipWebhook: true}, cfg)
 	cfg, err = gpushare.HAMiSettings{NodePolicy: gpushare.NodeSpread}.Config()
 	require.NoError(t, err)
 	require.Equal(t, gpushare.GPUSpread, cfg.GPUPolicy)
@@ -119,7 +119,7 @@ func TestParseHAMiValues(t *testing.T) {
 			"resourceMemPercentage": "example.com/gpumem-percentage", "resourceCores": "example.com/gpucores",
 			"scheduler": map[string]any{"admissionWebhook": map[string]any{"enabled": false}}}},
 			gpushare.HAMiSettings{Resources: gpushare.ResourceNames{GPU: "example.com/gpu", Memory: "example.com/gpumem",
-				MemoryPercentage: "example.com/gpumem-percentage", Cores: "example.com/gpucores"}, SkipWebhookDefaults: true}, nil},
+				MemoryPercentage: "example.com/gpumem-percentage", Cores: "example.com/gpucores"}, SkipWebhook: true}, nil},
 		{"split count as an int", map[string]any{"hami": map[string]any{"devicePlugin": map[string]any{"deviceSplitCount": int64(4)}}},
 			gpushare.HAMiSettings{SplitCount: 4}, nil},
 		{"unknown policy", map[string]any{"hami": map[string]any{"scheduler": map[string]any{"defaultSchedulerPolicy": map[string]any{"nodeSchedulerPolicy": "random"}}}},

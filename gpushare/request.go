@@ -58,9 +58,10 @@ type PodRequest struct {
 	// Weights weigh the GPU score; the zero value means DefaultWeights().
 	Weights Weights
 	// Warnings lists what NewPodRequest read as HAMi does but is odd: a
-	// value HAMi clamps, ignores or refuses in its webhook, one per
-	// container and resource (see NewPodRequest). Config.StrictRequests
-	// turns the first into NewPodRequest's error.
+	// value HAMi's scheduler clamps or ignores, one per container and
+	// resource (see NewPodRequest). Config.StrictRequests turns the first
+	// into NewPodRequest's error. What HAMi's webhook refuses is never a
+	// warning: NewPodRequest returns a *WebhookError.
 	Warnings []*RequestError
 }
 
@@ -113,16 +114,27 @@ func (r *PodRequest) Validate() error {
 	return nil
 }
 
-// NewPodRequest derives a pod's request the way HAMi v2.10's webhook and
-// scheduler do (MutateAdmission, then GenerateResourceRequests, in
-// pkg/device/nvidia/device.go@v2.10.0):
+// NewPodRequest derives a pod's request the way HAMi v2.10's admission
+// webhook and scheduler do (Handle and MutateAdmission, then
+// GenerateResourceRequests, in pkg/scheduler/webhook.go and
+// pkg/device/nvidia/device.go@v2.10.0).
+//
+// Unless cfg.SkipWebhook, the webhook comes first, for the pods it sees
+// (not those labelled hami.io/webhook: ignore). A pod it refuses is a
+// *WebhookError (errors.Is ErrWebhookRefused), never a request: no
+// containers; then, unless the pod names a scheduler other than the
+// default one or hami-scheduler (the webhook passes it untouched), a
+// gpumem-percentage outside 0–100 in any container, whatever its GPU
+// count, and, in a pod with a GPU resource, a privileged container or a
+// spec.nodeName already set. A pod it admits gets its defaults: a
+// container with gpumem, gpumem-percentage or gpucores in its limits but no
+// nvidia.com/gpu there gets cfg.DefaultGPUNum GPUs, and one that takes a
+// whole card's memory (percentage 100, or neither gpumem nor percentage)
+// without gpucores gets gpucores 100 — an exclusive card.
+//
+// Then, as the scheduler reads it:
 //
 //   - every resource is read from limits, then requests;
-//   - unless cfg.SkipWebhookDefaults, a container with gpumem,
-//     gpumem-percentage or gpucores in its limits but no nvidia.com/gpu
-//     there gets cfg.DefaultGPUNum GPUs, and one that takes a whole card's
-//     memory (percentage 100, or neither gpumem nor percentage) without
-//     gpucores gets gpucores 100 — an exclusive card;
 //   - gpumem wins over gpumem-percentage; a percentage of 0 is unset;
 //   - with neither, the container gets cfg.DefaultMemoryMiB, or 100 % when
 //     that is 0;
@@ -131,21 +143,27 @@ func (r *PodRequest) Validate() error {
 // Where HAMi bends a value, NewPodRequest bends it the same way and lists
 // the oddity in PodRequest.Warnings (a *RequestError naming the container,
 // the resource and what HAMi does): a percentage over 100 or cores over 100
-// are clamped to 100; a negative or fractional percentage is ignored; a
-// gpumem that is not a whole number of MiB within int32 (after
-// memoryFactor), or a GPU count that is not a whole number or is negative,
-// drops the container's GPU request; a percentage outside 0–100 on any
-// container, whatever its GPU count, is one HAMi's webhook refuses. With
-// cfg.StrictRequests the first oddity is returned as the error instead.
-// Cores that HAMi's int32 conversion turns negative are taken as 0 (HAMi
-// would subtract them from a card's usage). An unknown policy name in the
-// pod's annotations is always a *RequestError. Containers are listed init
-// containers first. The pod's selection and policy annotations are read
-// too.
+// are clamped to 100 (a percentage only reaches the scheduler so without
+// the webhook); a negative or fractional percentage is ignored; a gpumem
+// that is not a whole number of MiB within int32 (after memoryFactor), or a
+// GPU count that is not a whole number or is negative, drops the
+// container's GPU request. With cfg.StrictRequests the first oddity is
+// returned as the error instead. Two things are always a *RequestError:
+// gpucores that HAMi reads as negative (a negative value, or one its int32
+// conversion turns negative: HAMi would subtract them from the card's
+// usage), and an unknown policy name in the pod's annotations. Containers
+// are listed init containers first. The pod's selection and policy
+// annotations are read too.
 func NewPodRequest(pod *corev1.Pod, cfg Config) (PodRequest, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return PodRequest{}, err
+	}
+	hook := false
+	if !cfg.SkipWebhook {
+		if hook, err = webhookAdmission(pod, &cfg); err != nil {
+			return PodRequest{}, err
+		}
 	}
 	r := PodRequest{Namespace: pod.Namespace, Name: pod.Name}
 	for _, list := range []struct {
@@ -153,7 +171,10 @@ func NewPodRequest(pod *corev1.Pod, cfg Config) (PodRequest, error) {
 		init bool
 	}{{pod.Spec.InitContainers, true}, {pod.Spec.Containers, false}} {
 		for i := range list.ctrs {
-			c, odd := containerRequest(&list.ctrs[i], list.init, &cfg)
+			c, odd, err := containerRequest(&list.ctrs[i], list.init, &cfg, hook)
+			if err != nil {
+				return PodRequest{}, withPod(err, r.key())
+			}
 			for _, o := range odd {
 				o.Pod = r.key()
 			}

@@ -33,7 +33,7 @@ func TestNewPodRequest(t *testing.T) {
 	}{
 		{"count only: whole memory, exclusive cores (v2.7+ webhook)", gpushare.Config{},
 			limits(gpu, "1"), gpushare.ContainerRequest{Count: 1, MemoryPercent: 100, Cores: 100}},
-		{"count only without webhook: whole memory, defaultCores", gpushare.Config{SkipWebhookDefaults: true},
+		{"count only without webhook: whole memory, defaultCores", gpushare.Config{SkipWebhook: true},
 			limits(gpu, "1"), gpushare.ContainerRequest{Count: 1, MemoryPercent: 100}},
 		{"Cozystack's example", gpushare.Config{},
 			limits(gpu, "1", mem, "3000", core, "30"), gpushare.ContainerRequest{Count: 1, MemoryMiB: 3000, Cores: 30}},
@@ -47,7 +47,7 @@ func TestNewPodRequest(t *testing.T) {
 			limits(gpu, "1", pct, "0", core, "10"), gpushare.ContainerRequest{Count: 1, MemoryPercent: 100, Cores: 10}},
 		{"webhook adds defaultGPUNum", gpushare.Config{},
 			limits(mem, "2048"), gpushare.ContainerRequest{Count: 1, MemoryMiB: 2048}},
-		{"without webhook a memory-only container asks no GPU", gpushare.Config{SkipWebhookDefaults: true},
+		{"without webhook a memory-only container asks no GPU", gpushare.Config{SkipWebhook: true},
 			limits(mem, "2048"), gpushare.ContainerRequest{}},
 		{"defaultMemory", gpushare.Config{DefaultMemoryMiB: 4096, DefaultCores: 5},
 			limits(gpu, "1", core, "0"), gpushare.ContainerRequest{Count: 1, MemoryMiB: 4096}},
@@ -113,7 +113,6 @@ func TestNewPodRequestStrict(t *testing.T) {
 		{"percentage over 100", limits(gpushare.ResourceGPU, "1", gpushare.ResourceMemoryPercentage, "101"), nil, gpushare.ResourceMemoryPercentage},
 		{"cores over 100", limits(gpushare.ResourceGPU, "1", gpushare.ResourceCores, "150"), nil, gpushare.ResourceCores},
 		{"fractional GPUs", limits(gpushare.ResourceGPU, "500m"), nil, gpushare.ResourceGPU},
-		{"percentage the webhook refuses on a GPU-less container", limits(gpushare.ResourceGPU, "0", gpushare.ResourceMemoryPercentage, "101"), nil, gpushare.ResourceMemoryPercentage},
 		{"unknown GPU policy", limits(gpushare.ResourceGPU, "1"), map[string]string{gpushare.AnnotationGPUPolicy: "pack"}, gpushare.AnnotationGPUPolicy},
 		{"unknown node policy", limits(gpushare.ResourceGPU, "1"), map[string]string{gpushare.AnnotationNodePolicy: "fill"}, gpushare.AnnotationNodePolicy},
 		{"weights all zero", limits(gpushare.ResourceGPU, "1"), map[string]string{gpushare.AnnotationScoringWeights: "slot=0,core=0,memory=0"}, gpushare.AnnotationScoringWeights},
@@ -122,7 +121,7 @@ func TestNewPodRequestStrict(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Resources: tc.res}}}}
 			pod.Namespace, pod.Name, pod.Annotations = "ns", "p", tc.annos
-			_, err := gpushare.NewPodRequest(pod, gpushare.Config{StrictRequests: true})
+			_, err := gpushare.NewPodRequest(pod, gpushare.Config{StrictRequests: true, SkipWebhook: tc.resource == gpushare.ResourceMemoryPercentage})
 			require.ErrorIs(t, err, gpushare.ErrInvalidRequest)
 			var re *gpushare.RequestError
 			require.ErrorAs(t, err, &re)
@@ -172,20 +171,20 @@ func TestNewPodRequestBendsAsHAMi(t *testing.T) {
 	}{
 		{"cores over 100 are clamped", limits(gpu, "1", mem, "1000", core, "150"),
 			gpushare.ContainerRequest{Count: 1, MemoryMiB: 1000, Cores: 100}, core, "clamps it to 100"},
-		{"percentage over 100 is clamped, the webhook refuses it", limits(gpu, "1", pct, "150", core, "10"),
-			gpushare.ContainerRequest{Count: 1, MemoryPercent: 100, Cores: 10}, pct, "webhook refuses"},
+		{"percentage over 100 is clamped where no webhook refuses it", limits(gpu, "1", pct, "150", core, "10"),
+			gpushare.ContainerRequest{Count: 1, MemoryPercent: 100, Cores: 10}, pct, "clamps it to 100"},
 		{"gpumem beyond int32 drops the GPU request", limits(gpu, "1", mem, "2147483648"),
 			gpushare.ContainerRequest{}, mem, "ignores the container's GPU request"},
 		{"fractional gpumem drops the GPU request", limits(gpu, "1", mem, "1.5"),
 			gpushare.ContainerRequest{}, mem, "ignores the container's GPU request"},
 		{"fractional GPUs: no GPU request", limits(gpu, "500m"),
 			gpushare.ContainerRequest{}, gpu, "ignores the container's GPU request"},
-		{"GPU-less container with a percentage the webhook refuses", limits(gpu, "0", pct, "101"),
-			gpushare.ContainerRequest{}, pct, "webhook refuses the pod"},
+		{"cores beyond int32 are read as HAMi's conversion reads them", limits(gpu, "1", mem, "1000", core, "4294967396"),
+			gpushare.ContainerRequest{Count: 1, MemoryMiB: 1000, Cores: 100}, core, "overflows int32: HAMi reads 100"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Resources: tc.res}}}}
-			r, err := gpushare.NewPodRequest(pod, gpushare.Config{})
+			r, err := gpushare.NewPodRequest(pod, gpushare.Config{SkipWebhook: tc.resource == pct})
 			require.NoError(t, err)
 			tc.want.Name = "main"
 			require.Equal(t, []gpushare.ContainerRequest{tc.want}, r.Containers)

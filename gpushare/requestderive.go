@@ -26,74 +26,40 @@ func inLimits(c *corev1.Container, name string) bool {
 
 // deriver derives one container's request and collects its oddities.
 type deriver struct {
-	c    *corev1.Container
-	cfg  *Config
-	odd  []*RequestError
-	hook bool // the webhook's defaults apply
+	c   *corev1.Container
+	cfg *Config
+	odd []*RequestError
 }
 
 func (d *deriver) warn(res, why string) {
 	d.odd = append(d.odd, &RequestError{Container: d.c.Name, Resource: res, Reason: why})
 }
 
-// webhook applies HAMi v2.10's MutateAdmission to the container's view
-// (pkg/device/nvidia/device.go:347-450@v2.10.0): it reports a percentage
-// the webhook refuses, and returns the GPU count and cores the webhook
-// would add (0 when it adds none).
-func (d *deriver) webhook() (addCount, addCores int64) {
-	rn := d.cfg.Resources
-	// validateMemoryPercentage (device.go:389): Quantity.Value(), so 100.5
-	// rounds up; every container, whatever its GPU count.
-	if q, ok := lookup(d.c, rn.MemoryPercentage); ok {
-		if v := q.Value(); v < 0 || v > 100 {
-			d.warn(rn.MemoryPercentage, fmt.Sprintf("%s is outside 0–100: HAMi's webhook refuses the pod", q.String()))
-		}
-	}
-	// mutateContainerResource (device.go:398): limits only.
-	if !inLimits(d.c, rn.GPU) && (inLimits(d.c, rn.Cores) || inLimits(d.c, rn.Memory) || inLimits(d.c, rn.MemoryPercentage)) {
-		addCount = int64(d.cfg.DefaultGPUNum)
-	}
-	// defaultExclusiveCoreIfNeeded (device.go:417): limits, then requests.
-	_, hasCount := lookup(d.c, rn.GPU)
-	_, hasCores := lookup(d.c, rn.Cores)
-	if (hasCount || addCount > 0) && !hasCores {
-		exclusive := false
-		if q, ok := lookup(d.c, rn.MemoryPercentage); ok {
-			exclusive = q.Value() == 100
-		} else if _, ok := lookup(d.c, rn.Memory); !ok {
-			exclusive = true
-		}
-		if exclusive {
-			addCores = 100
-		}
-	}
-	return addCount, addCores
-}
-
 // containerRequest derives one container's request as HAMi v2.10 does:
-// the webhook's defaults (unless cfg.SkipWebhookDefaults), then
-// GenerateResourceRequests (pkg/device/nvidia/device.go:520-600@v2.10.0)
-// and the core clamp of the NVIDIA Fit (device.go:772). It returns the
-// request and every oddity: a value HAMi clamps, ignores or refuses.
-func containerRequest(c *corev1.Container, init bool, cfg *Config) (ContainerRequest, []*RequestError) {
-	d := &deriver{c: c, cfg: cfg, hook: !cfg.SkipWebhookDefaults}
+// the webhook's defaults (when hook), then GenerateResourceRequests
+// (pkg/device/nvidia/device.go:520-600@v2.10.0) and the core clamp of the
+// NVIDIA Fit (device.go:772). It returns the request and every oddity: a
+// value HAMi clamps or ignores. The error is a *RequestError for cores
+// HAMi would count negative.
+func containerRequest(c *corev1.Container, init bool, cfg *Config, hook bool) (ContainerRequest, []*RequestError, error) {
+	d := &deriver{c: c, cfg: cfg}
 	out := ContainerRequest{Name: c.Name, Init: init}
 	rn := cfg.Resources
 	var addCount, addCores int64
-	if d.hook {
-		addCount, addCores = d.webhook()
+	if hook {
+		addCount, addCores = webhookDefaults(c, cfg)
 	}
 	count, hasCount := lookup(c, rn.GPU)
 	if addCount > 0 {
-		count, hasCount = *resource.NewQuantity(addCount, resource.DecimalSI), true
+		count, hasCount = quantity(addCount), true
 	}
 	if !hasCount {
-		return out, d.odd
+		return out, d.odd, nil
 	}
 	n, ok := count.AsInt64()
 	if !ok {
 		d.warn(rn.GPU, fmt.Sprintf("%s is not a whole number of GPUs: HAMi ignores the container's GPU request", count.String()))
-		return out, d.odd
+		return out, d.odd, nil
 	}
 	// Resourcereqs (pkg/device/devices.go:639) keeps Nums > 0 after the
 	// int32 conversion.
@@ -104,14 +70,16 @@ func containerRequest(c *corev1.Container, init bool, cfg *Config) (ContainerReq
 		if n < 0 {
 			d.warn(rn.GPU, fmt.Sprintf("%s is negative: HAMi ignores the container's GPU request", count.String()))
 		}
-		return out, d.odd
+		return out, d.odd, nil
 	}
 	if !d.memory(&out) {
-		return ContainerRequest{Name: c.Name, Init: init}, d.odd
+		return ContainerRequest{Name: c.Name, Init: init}, d.odd, nil
 	}
-	d.cores(&out, addCores)
+	if err := d.cores(&out, addCores); err != nil {
+		return out, d.odd, err
+	}
 	out.Count = int32(n)
-	return out, d.odd
+	return out, d.odd, nil
 }
 
 // memory reads gpumem and gpumem-percentage; false means HAMi drops the
@@ -151,35 +119,38 @@ func (d *deriver) memory(out *ContainerRequest) bool {
 }
 
 // cores reads gpucores (or the webhook's exclusive 100) and clamps it to
-// 100 as the NVIDIA Fit does.
-func (d *deriver) cores(out *ContainerRequest, addCores int64) {
+// 100 as the NVIDIA Fit does. Cores that HAMi reads as negative (a
+// negative value, or one its int32 conversion turns negative) are a
+// *RequestError: HAMi would count them, lowering the GPU's core usage
+// below what its pods hold, and let the pod onto a card whose cores are
+// all allocated; gpushare refuses to predict that.
+func (d *deriver) cores(out *ContainerRequest, addCores int64) error {
 	rn := d.cfg.Resources
 	out.Cores = d.cfg.DefaultCores
 	q, ok := lookup(d.c, rn.Cores)
 	if !ok && addCores > 0 {
-		q, ok = *resource.NewQuantity(addCores, resource.DecimalSI), true
+		q, ok = quantity(addCores), true
 	}
 	if !ok {
-		return
+		return nil
 	}
 	v, whole := q.AsInt64()
 	if !whole {
 		d.warn(rn.Cores, fmt.Sprintf("%s is not a whole number: HAMi takes defaultCores %d", q.String(), d.cfg.DefaultCores))
-		return
+		return nil
 	}
 	c := int32(v) // GenerateResourceRequests converts without a check
+	if c < 0 {
+		return &RequestError{Container: d.c.Name, Resource: rn.Cores, Reason: fmt.Sprintf(
+			"%s is read by HAMi as %d cores, which it would subtract from the GPU's usage", q.String(), c)}
+	}
 	if int64(c) != v {
 		d.warn(rn.Cores, fmt.Sprintf("%s overflows int32: HAMi reads %d", q.String(), c))
 	}
-	switch {
-	case c > 100:
+	if c > 100 {
 		d.warn(rn.Cores, fmt.Sprintf("%s is over 100: HAMi clamps it to 100", q.String()))
 		c = 100
-	case c < 0:
-		// HAMi would count negative cores; gpushare takes 0 (a deliberate
-		// difference: usage never goes below what pods hold).
-		d.warn(rn.Cores, fmt.Sprintf("%s is negative: gpushare takes 0", q.String()))
-		c = 0
 	}
 	out.Cores = c
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 )
 
@@ -112,7 +113,7 @@ func TestChartCorpus(t *testing.T) {
 
 // runChartCorpus decides every case of release r and reports agreement.
 func runChartCorpus(t *testing.T, cases []chartCase, r tenant.Release) {
-	var inScope, agree, reason, roundTrips, apiCases, tkCases int
+	var inScope, agree, reason, roundTrips, apiCases, tkCases, objectPaths int
 	byClass := map[string][2]int{} // class of the case's first rule -> {agree, total}
 	for _, c := range cases {
 		if c.Expect == verdictOutOfScope || !slices.Contains(c.releases(), r) {
@@ -136,15 +137,20 @@ func runChartCorpus(t *testing.T, cases []chartCase, r tenant.Release) {
 			}
 		}
 		byClass[class] = n
-		if got.parsed {
-			if c.API != "" {
-				apiCases++
-			}
-			if c.Tenantkit != "" {
-				tkCases++
-			}
-			if msg := separateVerdicts(c, got, err); msg != "" {
+		if c.API != "" {
+			apiCases++
+		}
+		if c.Tenantkit != "" {
+			tkCases++
+		}
+		if msg := separateVerdicts(c, got, err); msg != "" {
+			t.Errorf("%s (%s): %s", c.Name, c.file, msg)
+		}
+		if c.Values != nil && got.parsed {
+			if msg := objectPathAgrees(c, r, got, err); msg != "" {
 				t.Errorf("%s (%s): %s", c.Name, c.file, msg)
+			} else {
+				objectPaths++
 			}
 		}
 		if err == nil && c.Expect == verdictAccept && c.Oracle == "" {
@@ -152,8 +158,8 @@ func runChartCorpus(t *testing.T, cases []chartCase, r tenant.Release) {
 			roundTrips++
 		}
 	}
-	t.Logf("release %s: agreement %d/%d (%.1f%%) on the chart's verdict (%d out of scope or of other releases); same reason and warnings: %d; round trips: %d; cozystack-api verdicts compared: %d; deliberate tenantkit refusals: %d",
-		r, agree, inScope, 100*float64(agree)/float64(inScope), len(cases)-inScope, reason, roundTrips, apiCases, tkCases)
+	t.Logf("release %s: agreement %d/%d (%.1f%%) on the chart's verdict (%d out of scope or of other releases); same reason and warnings: %d; round trips: %d; cozystack-api verdicts compared: %d; deliberate tenantkit refusals: %d; object path same as spec path: %d",
+		r, agree, inScope, 100*float64(agree)/float64(inScope), len(cases)-inScope, reason, roundTrips, apiCases, tkCases, objectPaths)
 	for _, class := range slices.Sorted(maps.Keys(byClass)) {
 		n := byClass[class]
 		t.Logf("  %s- rules: %d/%d", class, n[0], n[1])
@@ -184,19 +190,27 @@ func tenantkitDecision(c chartCase, r tenant.Release) (decision, error) {
 	if c.Object != nil {
 		k, perr := tenant.ParseKubernetes([]byte(*c.Object))
 		if perr != nil {
-			return decision{chart: verdictReject, api: verdictAccept, kit: verdictAccept, chartErr: perr}, perr
+			return byDecider(decision{}, perr), perr
 		}
 		spec = &k.Spec
 		w, err = k.Check(p)
 	} else {
 		s, perr := tenant.ParseSpec([]byte(*c.Values))
 		if perr != nil {
-			return decision{chart: verdictReject, api: verdictAccept, kit: verdictAccept, chartErr: perr}, perr
+			return byDecider(decision{}, perr), perr
 		}
 		spec = &s
 		w, err = s.Check(p)
 	}
-	d := decision{chart: verdictAccept, api: verdictAccept, kit: verdictAccept, parsed: true, spec: spec, warnings: w}
+	return byDecider(decision{parsed: true, spec: spec, warnings: w}, err), err
+}
+
+// byDecider splits tenantkit's error into the verdicts of the chart (with
+// Helm), cozystack-api and tenantkit's own rules: a *ValidationError by
+// its problems' deciders, any other error as the chart's refusal (a
+// decoding error stands for S-type).
+func byDecider(d decision, err error) decision {
+	d.chart, d.api, d.kit = verdictAccept, verdictAccept, verdictAccept
 	var ve *tenant.ValidationError
 	if errors.As(err, &ve) {
 		if d.chartErr = ve.By(tenant.DecidedByChart, tenant.DecidedByHelm); d.chartErr != nil {
@@ -211,7 +225,35 @@ func tenantkitDecision(c chartCase, r tenant.Release) (decision, error) {
 	} else if err != nil {
 		d.chart, d.chartErr = verdictReject, err
 	}
-	return d, err
+	return d
+}
+
+// objectPathAgrees checks that the parsed spec of a values case, put into
+// an object with NewKubernetes, is checked as the spec alone is: the same
+// rules refused, the same warnings. It returns what differs, or "".
+func objectPathAgrees(c chartCase, r tenant.Release, d decision, err error) string {
+	k := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, *d.spec)
+	w, kerr := k.Check(c.Platform.platform(r))
+	if got, want := slices.Sorted(slices.Values(w.Rules())), slices.Sorted(slices.Values(d.warnings.Rules())); !slices.Equal(got, want) {
+		return fmt.Sprintf("NewKubernetes(c, spec).Check warns of %v, spec.Check of %v", got, want)
+	}
+	if got, want := errorRules(kerr), errorRules(err); !slices.Equal(got, want) {
+		return fmt.Sprintf("NewKubernetes(c, spec).Check refuses for %v, spec.Check for %v", got, want)
+	}
+	return ""
+}
+
+// errorRules returns the sorted rules of a *tenant.ValidationError, or the
+// error's text.
+func errorRules(err error) []string {
+	var ve *tenant.ValidationError
+	if errors.As(err, &ve) {
+		return slices.Sorted(slices.Values(ve.Rules()))
+	}
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return nil
 }
 
 // chartReason checks that an agreeing decision agrees for the chart's

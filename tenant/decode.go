@@ -17,8 +17,10 @@ import (
 // (ErrRequiredField), an explicit null where Helm's deletion of the key
 // breaks the chart (ErrNullValue), "" where only an absent key means the
 // default (ErrInvalidValue, ErrMaxUnhealthy, ErrDuration), a fractional
-// number as a quantity (ErrMalformed). The errors are a *ValidationError.
-// Syntax and type errors wrap ErrMalformed. The document is read as Helm
+// number as a quantity (ErrMalformed), and a whole number beyond int64
+// where the model has an integer (ErrIntegerRange, tenantkit's own rule:
+// the chart takes it and Helm renders a float). The errors are a
+// *ValidationError. Syntax and type errors wrap ErrMalformed. The document is read as Helm
 // reads values: a field set twice keeps its last value (Check warns,
 // ErrDuplicateField), a merge key yields to the keys beside it. Fields the
 // model does not know are kept (the chart's schema allows them): Check
@@ -26,7 +28,8 @@ import (
 // Use Check for the chart's rules on the values.
 func ParseKubernetes(data []byte) (*Kubernetes, error) {
 	var k Kubernetes
-	raw, err := decode(data, &k, "", false)
+	var ps problems
+	raw, err := decode(data, &k, "", false, &ps)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +40,6 @@ func ParseKubernetes(data []byte) (*Kubernetes, error) {
 	spec := specOf(raw)
 	keepFalsyResources(spec, &k.Spec)
 	keepNullVolumeSources(spec, &k.Spec)
-	var ps problems
 	checkDocument(spec, "spec", &ps)
 	k.doc = newDocFacts(data, "", "spec", &ps)
 	if err := ps.err(); err != nil {
@@ -52,12 +54,17 @@ func ParseKubernetes(data []byte) (*Kubernetes, error) {
 // read-modify-write loses nothing (UnknownFields lists them, YAML writes
 // them back, Client.ApplyKubernetes preserves them). Unlike
 // ParseKubernetes it does not check the document: what is stored is read.
-// Syntax and type errors wrap ErrMalformed; a field set twice keeps its
-// last value, as in Helm.
+// Syntax and type errors wrap ErrMalformed, and a whole number the model
+// cannot hold is ErrIntegerRange (a *ValidationError); a field set twice
+// keeps its last value, as in Helm.
 func DecodeKubernetes(data []byte) (*Kubernetes, error) {
 	var k Kubernetes
-	raw, err := decode(data, &k, "", false)
+	var ps problems
+	raw, err := decode(data, &k, "", false, &ps)
 	if err != nil {
+		return nil, err
+	}
+	if err := ps.err(); err != nil {
 		return nil, err
 	}
 	k.setUnknown(unknownOf(raw, &k))
@@ -72,14 +79,14 @@ func DecodeKubernetes(data []byte) (*Kubernetes, error) {
 // ParseKubernetes. The spec is returned with the error too.
 func ParseSpec(data []byte) (KubernetesSpec, error) {
 	var s KubernetesSpec
-	raw, err := decode(data, &s, "spec", false)
+	var ps problems
+	raw, err := decode(data, &s, "spec", false, &ps)
 	if err != nil {
 		return s, err
 	}
 	s.unknown = findUnknown(raw, reflect.TypeFor[KubernetesSpec]())
 	keepFalsyResources(raw, &s)
 	keepNullVolumeSources(raw, &s)
-	var ps problems
 	checkDocument(raw, "spec", &ps)
 	s.doc = newDocFacts(data, "spec", "spec", &ps)
 	return s, ps.err()
@@ -92,7 +99,11 @@ func ParseSpec(data []byte) (KubernetesSpec, error) {
 // ErrMalformed.
 func ParseTenant(data []byte) (*Tenant, error) {
 	var t Tenant
-	if _, err := decode(data, &t, "", true); err != nil {
+	var ps problems
+	if _, err := decode(data, &t, "", true, &ps); err != nil {
+		return nil, err
+	}
+	if err := ps.err(); err != nil {
 		return nil, err
 	}
 	return &t, checkKind(t.TypeMeta, TenantKind)
@@ -102,8 +113,12 @@ func ParseTenant(data []byte) (*Tenant, error) {
 // keeping unknown fields like DecodeKubernetes.
 func DecodeTenant(data []byte) (*Tenant, error) {
 	var t Tenant
-	raw, err := decode(data, &t, "", false)
+	var ps problems
+	raw, err := decode(data, &t, "", false, &ps)
 	if err != nil {
+		return nil, err
+	}
+	if err := ps.err(); err != nil {
 		return nil, err
 	}
 	t.setUnknown(unknownOf(raw, &t))
@@ -192,8 +207,10 @@ func isNumberZero(v any) bool {
 // their paths); otherwise the document is read as Helm reads values (the
 // same YAML library, not strict): a key set twice keeps its last value and
 // a merge key's mapping yields to the keys beside it. It returns the
-// document as decoded JSON, with integers as int64.
-func decode(data []byte, v any, prefix string, strict bool) (any, error) {
+// document as decoded JSON, with integers as int64. Whole numbers beyond
+// the integer fields they sit in are added to ps (K-integer-range, see
+// integerRanges) and left out of v.
+func decode(data []byte, v any, prefix string, strict bool, ps *problems) (any, error) {
 	toJSON := yaml.YAMLToJSON
 	if strict {
 		toJSON = yaml.YAMLToJSONStrict
@@ -205,12 +222,21 @@ func decode(data []byte, v any, prefix string, strict bool) (any, error) {
 		}
 		return nil, fmt.Errorf("%w: %s", ErrMalformed, yamlDetail(err))
 	}
+	var raw, scratch any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &raw); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &scratch); err == nil {
+		if fitting := integerRanges(scratch, reflect.TypeOf(v), prefix, ps); fitting != nil {
+			j = fitting
+		}
+	}
 	strictErrs, err := sigsjson.UnmarshalStrict(j, v)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrMalformed, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	normalize(reflect.ValueOf(v))
-	var ps problems
+	var dup problems
 	for _, se := range strictErrs {
 		var fe sigsjson.FieldError
 		if !errors.As(se, &fe) {
@@ -225,17 +251,13 @@ func decode(data []byte, v any, prefix string, strict bool) (any, error) {
 		}
 		switch {
 		case strings.HasPrefix(se.Error(), "duplicate field"):
-			ps.add(path, "", ErrDuplicateField, "")
+			dup.add(path, "", ErrDuplicateField, "")
 		case strict:
-			ps.add(path, "", ErrUnknownField, "")
+			dup.add(path, "", ErrUnknownField, "")
 		}
 	}
-	if err := ps.err(); err != nil {
+	if err := dup.err(); err != nil {
 		return nil, err
-	}
-	var raw any
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &raw); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	return raw, nil
 }

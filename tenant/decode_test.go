@@ -2,6 +2,9 @@ package tenant_test
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -387,4 +390,80 @@ func TestParseSpec_registryMirrorOfAnotherShape(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(out), "docker.io: https://m")
 	require.Contains(t, string(out), "tls: x", "unknown keys of an object entry are kept")
+}
+
+// TestNewKubernetes_keepsParseSpecRecord: a spec from ParseSpec put into
+// an object with NewKubernetes is checked as the spec alone is (issue 28's
+// exact input): the key set twice stays a warning and, on the release with
+// the FluxCD addon, the chart's refusal of addons.fluxcd.enabled: null
+// stays an error.
+func TestNewKubernetes_keepsParseSpecRecord(t *testing.T) {
+	doc := "host: a.example.org\nhost: b.example.org\naddons:\n  fluxcd:\n    enabled: null\n"
+	spec, err := tenant.ParseSpec([]byte(doc))
+	require.NoError(t, err, "the FluxCD refusal depends on the release: Check decides it")
+	c := ref.Cluster{Namespace: "tenant-acme", Name: "prod"}
+	for _, r := range tenant.Releases() {
+		p := tenant.Platform{Release: r}
+		specW, specErr := spec.Check(p)
+		objW, objErr := tenant.NewKubernetes(c, spec).Check(p)
+		require.Equal(t, specW.Rules(), objW.Rules(), "release %s", r)
+		require.Contains(t, objW.Rules(), "K-duplicate-key", "release %s", r)
+		require.Equal(t, fmt.Sprint(specErr), fmt.Sprint(objErr), "release %s", r)
+		if r.HasFluxCD() {
+			require.ErrorIs(t, objErr, tenant.ErrNullValue, "release %s", r)
+		} else {
+			require.NoError(t, objErr, "release %s", r)
+		}
+	}
+}
+
+// TestParse_integerBeyondInt64: whole numbers beyond int64 where the model
+// has an integer (issue 28's exact inputs) are tenantkit's refusal
+// (K-integer-range, decided by tenantkit), not a malformed document: the
+// chart's schema takes them and Helm renders them as floats.
+func TestParse_integerBeyondInt64(t *testing.T) {
+	for _, tc := range []struct {
+		doc, field, helm string
+	}{
+		{"nodeGroups:\n  md0: {minReplicas: 1, maxReplicas: 9223372036854775808, instanceType: u1.medium, diskSize: 20Gi}\n",
+			"spec.nodeGroups.md0.maxReplicas", "9.223372036854776e+18"},
+		{"controlPlane:\n  replicas: 1e20\n", "spec.controlPlane.replicas", "1e+20"},
+		{`{"controlPlane": {"replicas": 1e20}, "host": "x.example.org"}`, "spec.controlPlane.replicas", "1e+20"},
+	} {
+		spec, err := tenant.ParseSpec([]byte(tc.doc))
+		var ve *tenant.ValidationError
+		require.ErrorAs(t, err, &ve, tc.doc)
+		require.Len(t, ve.Errors, 1)
+		fe := ve.Errors[0]
+		require.ErrorIs(t, fe, tenant.ErrIntegerRange)
+		require.Equal(t, tc.field, fe.Field)
+		require.Equal(t, "K-integer-range", fe.Rule)
+		require.Equal(t, tenant.DecidedByTenantkit, fe.Decider())
+		require.Contains(t, fe.Detail, tc.helm)
+		require.NoError(t, ve.By(tenant.DecidedByChart, tenant.DecidedByHelm), "not the chart's or Helm's refusal")
+		require.NotErrorIs(t, err, tenant.ErrMalformed)
+		if strings.Contains(tc.doc, "host") {
+			require.Equal(t, "x.example.org", spec.Host, "the rest of the document is read")
+		}
+
+		obj := "apiVersion: apps.cozystack.io/v1alpha1\nkind: Kubernetes\nmetadata: {name: prod, namespace: tenant-acme}\nspec:\n" + indent(tc.doc)
+		for _, parse := range []func([]byte) (*tenant.Kubernetes, error){tenant.ParseKubernetes, tenant.DecodeKubernetes} {
+			_, err := parse([]byte(obj))
+			require.ErrorIs(t, err, tenant.ErrIntegerRange)
+			require.ErrorAs(t, err, &ve)
+			require.Equal(t, tc.field, ve.Errors[0].Field)
+		}
+	}
+	// The largest int64 and an exponent that is a whole int64 are read.
+	spec, err := tenant.ParseSpec([]byte("controlPlane: {replicas: 1e1}\nnodeGroups:\n  md0: {minReplicas: 1, maxReplicas: 9223372036854775807, instanceType: u1.medium, diskSize: 20Gi}\n"))
+	require.NoError(t, err)
+	require.Equal(t, 10, *spec.ControlPlane.Replicas)
+	require.Equal(t, math.MaxInt64, *spec.NodeGroups["md0"].MaxReplicas)
+}
+
+func indent(doc string) string {
+	if strings.HasPrefix(doc, "{") {
+		return "  " + doc
+	}
+	return "  " + strings.ReplaceAll(strings.TrimSuffix(doc, "\n"), "\n", "\n  ") + "\n"
 }

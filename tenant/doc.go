@@ -166,8 +166,11 @@
 // Checks and parsers return a [*ValidationError] listing every problem;
 // each entry is a [*FieldError] wrapping one sentinel, so
 // errors.Is(err, ErrReservedVolume) works on the whole, and naming the rule
-// ([ValidationError.Rules]). Syntax and type errors wrap [ErrMalformed];
-// invalid names wrap ref.ErrInvalidName.
+// ([ValidationError.Rules]) and who decides it ([FieldError.Decider]: the
+// chart, Helm, cozystack-api or tenantkit). Syntax and type errors wrap
+// [ErrMalformed]; a whole number beyond int64 where the chart wants an
+// integer is tenantkit's refusal, [ErrIntegerRange], not a malformed
+// document; invalid names wrap ref.ErrInvalidName.
 //
 // # Testing
 //

@@ -30,6 +30,16 @@ var (
 	// ErrMalformed is returned when a document is not valid YAML or JSON, or a
 	// value has the wrong type.
 	ErrMalformed = errors.New("tenant: malformed document")
+	// ErrIntegerRange is a whole number beyond the integer field it sits
+	// in (beyond int64: maxReplicas: 9223372036854775808,
+	// controlPlane.replicas: 1e20). The chart's schema takes it as an
+	// integer and Helm renders it as a float (9.223372036854776e+18),
+	// which the objects the chart renders cannot take as a count;
+	// tenantkit refuses it, as its own rule (K-integer-range, decider
+	// tenantkit), where the parsers would otherwise call the document
+	// malformed. ParseSpec and ParseKubernetes report it with the
+	// document's other problems, leaving the field unset.
+	ErrIntegerRange = errors.New("tenant: integer out of range")
 	// ErrUnknownField names a field the model does not know. The chart's
 	// schema allows unknown fields and its templates ignore them, so for a
 	// Kubernetes application it is a warning of Check (a typo such as

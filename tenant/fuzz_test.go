@@ -2,6 +2,7 @@ package tenant_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -78,6 +79,8 @@ func FuzzParseSpec(f *testing.F) {
 	f.Add(out)
 	f.Add([]byte("nodeGroups: {}\naddons: {velero: {enabled: true}}\n"))
 	f.Add([]byte("oidc: {users: [{email: a@b, role: admin}, {email: c@d}]}"))
+	f.Add([]byte("host: a\nhost: b\naddons: {fluxcd: {enabled: null}}\n"))
+	f.Add([]byte("controlPlane: {replicas: 1e20}\nnodeGroups: {md0: {maxReplicas: 9223372036854775808}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := tenant.ParseSpec(data)
 		if err != nil {
@@ -87,7 +90,11 @@ func FuzzParseSpec(f *testing.F) {
 			}
 			return
 		}
-		_ = checkErr(s.Check(tenant.Platform{}))
+		w, cerr := s.Check(tenant.Platform{})
+		kw, kerr := tenant.NewKubernetes(ref.Cluster{Namespace: "tenant-acme", Name: "prod"}, s).Check(tenant.Platform{})
+		if fmt.Sprint(w.Rules(), cerr) != fmt.Sprint(kw.Rules(), kerr) {
+			t.Fatalf("spec.Check: %v %v; NewKubernetes(c, spec).Check: %v %v", w.Rules(), cerr, kw.Rules(), kerr)
+		}
 		first, err := s.YAML()
 		if err != nil {
 			t.Fatal(err)
@@ -127,7 +134,7 @@ func FuzzDecodeKubernetes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		k, err := tenant.DecodeKubernetes(data)
 		if err != nil {
-			if !errors.Is(err, tenant.ErrMalformed) && !errors.Is(err, tenant.ErrDuplicateField) {
+			if !errors.Is(err, tenant.ErrMalformed) && !errors.Is(err, tenant.ErrDuplicateField) && !errors.Is(err, tenant.ErrIntegerRange) {
 				t.Fatalf("error is none of the package's decode errors: %v", err)
 			}
 			return

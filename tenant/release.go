@@ -107,6 +107,17 @@ type docFacts struct {
 	fluxcd     []*FieldError // problems under addons.fluxcd, for a release with the addon
 }
 
+// specDoc returns what the document showed of k's spec: the record the
+// Spec value carries (from ParseSpec), else the one ParseKubernetes kept
+// with the object, so that NewKubernetes(c, spec).Check and spec.Check
+// give one answer.
+func (k *Kubernetes) specDoc() *docFacts {
+	if k.Spec.doc != nil {
+		return k.Spec.doc
+	}
+	return k.doc
+}
+
 // newDocFacts records the duplicate keys of a document and moves the
 // problems under addons.fluxcd out of ps: whether they are refusals
 // depends on the release, which Check knows. It returns nil when there is

@@ -21,7 +21,7 @@ func (k *Kubernetes) Check(p Platform) (Warnings, error) {
 	}
 	spec := k.Spec
 	spec.unknown = k.specUnknown()
-	spec.doc = k.doc
+	spec.doc = k.specDoc()
 	spec.check(p, &ps, &ws)
 	return Warnings(ws), ps.err()
 }

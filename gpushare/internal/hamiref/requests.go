@@ -35,49 +35,91 @@ func limitOrRequest(c *corev1.Container, name string) (resource.Quantity, bool) 
 	return q, ok
 }
 
-// Webhook is MutateAdmission for every container of pod, init containers
-// first (pkg/scheduler/webhook.go:74-98, pkg/device/nvidia/device.go:
-// 347-450@v2.10.0), on a copy: it returns the mutated pod, or false when
-// validateMemoryPercentage refuses a container (a percentage whose
-// Quantity.Value() is outside 0–100, whatever the container's GPUs).
+// Webhook is HAMi's admission webhook on pod (the chart's objectSelector,
+// then Handle in pkg/scheduler/webhook.go:53-120 with MutateAdmission for
+// every container, init containers first, pkg/device/nvidia/device.go:
+// 347-450@v2.10.0, the chart's schedulerName hami-scheduler and
+// forceOverwriteDefaultScheduler true), on a copy. It returns the pod as
+// admitted (mutated when the webhook handles it), or false when the
+// webhook refuses it: no containers, validateMemoryPercentage (a
+// percentage whose Quantity.Value() is outside 0–100, whatever the
+// container's GPUs), a privileged container or spec.nodeName in a pod with
+// a GPU resource. The ResourceQuota check is left out (no quota here).
 func Webhook(pod *corev1.Pod, cfg RequestConfig) (*corev1.Pod, bool) {
 	p := pod.DeepCopy()
+	if p.Labels["hami.io/webhook"] == "ignore" {
+		return p, true // the objectSelector: the webhook is not called
+	}
+	if len(p.Spec.Containers) == 0 {
+		return nil, false
+	}
+	if s := p.Spec.SchedulerName; s != "" && s != corev1.DefaultSchedulerName && s != "hami-scheduler" {
+		return p, true // "pod already has different scheduler assigned"
+	}
+	hasResource := false
 	for _, list := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
 		for i := range list {
-			c := &list[i]
-			if q, ok := limitOrRequest(c, ResMemPct); ok && (q.Value() < 0 || q.Value() > 100) {
+			found, ok := mutate(&list[i], cfg)
+			if !ok {
 				return nil, false
 			}
-			// mutateContainerResource: limits only.
-			_, hasCount := limit(c, ResGPU)
-			_, hasCores := limit(c, ResCores)
-			_, hasMem := limit(c, ResMem)
-			_, hasPct := limit(c, ResMemPct)
-			if !hasCount && (hasCores || hasMem || hasPct) && cfg.DefaultGPUNum > 0 {
-				c.Resources.Limits[ResGPU] = *resource.NewQuantity(int64(cfg.DefaultGPUNum), resource.BinarySI)
-			}
-			// defaultExclusiveCoreIfNeeded: limits, then requests.
-			if _, ok := limitOrRequest(c, ResGPU); !ok {
-				continue
-			}
-			if _, ok := limitOrRequest(c, ResCores); ok {
-				continue
-			}
-			exclusive := false
-			if q, ok := limitOrRequest(c, ResMemPct); ok {
-				exclusive = q.Value() == 100
-			} else if _, ok := limitOrRequest(c, ResMem); !ok {
-				exclusive = true
-			}
-			if exclusive {
-				if c.Resources.Limits == nil {
-					c.Resources.Limits = corev1.ResourceList{}
-				}
-				c.Resources.Limits[ResCores] = *resource.NewQuantity(100, resource.DecimalSI)
+			hasResource = hasResource || found
+		}
+	}
+	if !hasResource {
+		return p, true
+	}
+	for _, list := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for _, c := range list {
+			if c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged {
+				return nil, false
 			}
 		}
 	}
+	if p.Spec.NodeName != "" {
+		return nil, false
+	}
+	p.Spec.SchedulerName = "hami-scheduler"
 	return p, true
+}
+
+// mutate is MutateAdmission on one container: false when it refuses the
+// container, else whether the container has a GPU resource.
+func mutate(c *corev1.Container, cfg RequestConfig) (found, ok bool) {
+	if q, ok := limitOrRequest(c, ResMemPct); ok && (q.Value() < 0 || q.Value() > 100) {
+		return false, false
+	}
+	// mutateContainerResource: limits only.
+	_, hasCount := limit(c, ResGPU)
+	_, hasCores := limit(c, ResCores)
+	_, hasMem := limit(c, ResMem)
+	_, hasPct := limit(c, ResMemPct)
+	found = hasCount
+	if !hasCount && (hasCores || hasMem || hasPct) && cfg.DefaultGPUNum > 0 {
+		c.Resources.Limits[ResGPU] = *resource.NewQuantity(int64(cfg.DefaultGPUNum), resource.BinarySI)
+		found = true
+	}
+	// defaultExclusiveCoreIfNeeded: limits, then requests.
+	if _, ok := limitOrRequest(c, ResGPU); !ok {
+		return found, true
+	}
+	if _, ok := limitOrRequest(c, ResCores); ok {
+		return found, true
+	}
+	exclusive := false
+	if q, ok := limitOrRequest(c, ResMemPct); ok {
+		exclusive = q.Value() == 100
+	} else if _, ok := limitOrRequest(c, ResMem); !ok {
+		exclusive = true
+	}
+	if exclusive {
+		if c.Resources.Limits == nil {
+			c.Resources.Limits = corev1.ResourceList{}
+		}
+		c.Resources.Limits[ResCores] = *resource.NewQuantity(100, resource.DecimalSI)
+		found = true
+	}
+	return found, true
 }
 
 // Requests is device.Resourcereqs for NVIDIA (pkg/device/devices.go:
