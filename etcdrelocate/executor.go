@@ -237,53 +237,14 @@ func (x *run) open(ctx context.Context) error {
 	return nil
 }
 
-// step runs one step and reports what it did and whether it was skipped.
+// step runs one step, as stepTable declares it, and reports what it did
+// and whether it was skipped.
 func (x *run) step(ctx context.Context, kind StepKind) (string, bool, error) {
-	switch kind {
-	case StepCheckpoint:
-		return x.checkpoint(ctx)
-	case StepSnapshot:
-		return x.snapshot(ctx)
-	case StepMoveLeader:
-		return x.moveLeader(ctx)
-	case StepCordon:
-		return x.cordon(ctx)
-	case StepRemoveMember:
-		return x.removeMember(ctx)
-	case StepStopMember:
-		return x.stopMember(ctx)
-	case StepAddLearner:
-		return x.addLearner(ctx)
-	case StepClaimOnTarget:
-		return x.claimOnTarget(ctx)
-	case StepWaitPod:
-		return x.waitPod(ctx)
-	case StepCatchUp:
-		return x.catchUp(ctx)
-	case StepPromote:
-		return x.promote(ctx)
-	case StepPinPlacement:
-		return x.pinPlacement(ctx)
-	case StepDeleteEtcdMember:
-		return x.deleteEtcdMember(ctx)
-	case StepWaitReplacement:
-		return x.waitReplacement(ctx)
-	case StepWaitVoter:
-		return x.waitVoter(ctx)
-	case StepVerify:
-		return x.verify(ctx)
-	case StepReleaseVolume:
-		return x.releaseVolume(ctx)
-	case StepUncordon:
-		return x.uncordon(ctx)
-	case StepUnpinPlacement:
-		return x.unpinPlacement(ctx)
-	case StepFinish:
-		return x.finish(ctx)
-	case StepClearMember:
-		return x.clearMember(ctx)
+	d, err := defOf(kind)
+	if err != nil {
+		return "", false, err
 	}
-	return "", false, fmt.Errorf("%w: unknown step %q", ErrInvalidConfig, kind)
+	return d.run(x, ctx)
 }
 
 // checkpoint records the plan in the cluster, or finds the record of an
@@ -379,9 +340,7 @@ func (x *run) finish(ctx context.Context) (string, bool, error) {
 // become a voter). The old member's volume stays (its reclaim policy is
 // Retain since stop-member): it holds the old member's data.
 func (x *run) rollback(ctx context.Context, kind StepKind, cause error) error {
-	switch kind {
-	case StepWaitPod, StepCatchUp, StepPromote, StepClaimOnTarget, StepWaitReplacement, StepWaitVoter:
-	default:
+	if d, err := defOf(kind); err != nil || !d.rollsBack {
 		return nil
 	}
 	if !errors.Is(cause, ErrTimeout) || ctx.Err() != nil || x.p.Layout.operatorManaged() {

@@ -12,7 +12,9 @@ type StepKind string
 // The steps. A StatefulSet plan uses checkpoint … finish in the order of the
 // package documentation; a v1alpha2 plan replaces stop-member … promote
 // with pin-placement, delete-etcdmember, wait-replacement and wait-voter,
-// and has no release-volume.
+// and has no release-volume. Each is declared once, with its effect on the
+// membership, its body and its rollback, in stepTable (steptable.go);
+// docs/etcdrelocate.md's table of steps is drawn from it.
 const (
 	StepCheckpoint       StepKind = "checkpoint"
 	StepSnapshot         StepKind = "snapshot"
@@ -45,8 +47,6 @@ type Step struct {
 	Check        string
 	// After is the membership the step leaves when it succeeds.
 	After Membership
-
-	effect effect
 }
 
 // MemberRef identifies the member being moved by everything a re-run needs.
@@ -197,13 +197,14 @@ func resumePlan(s *State, cp *Checkpoint) (*Plan, error) {
 // stepAdder returns the function that appends a step to p, its membership
 // after the step worked out from the previous step's (from before for the
 // first).
-func (p *Plan) stepAdder(before Membership) func(kind StepKind, e effect, action, pre, check string) {
-	return func(kind StepKind, e effect, action, pre, check string) {
+func (p *Plan) stepAdder(before Membership) addFunc {
+	return func(kind StepKind, action, pre, check string) {
 		prev := before
 		if n := len(p.Steps); n > 0 {
 			prev = p.Steps[n-1].After
 		}
-		p.Steps = append(p.Steps, Step{Kind: kind, effect: e, After: prev.apply(e), Action: action, Precondition: pre, Check: check})
+		after := prev.apply(stepDefs[kind].effect)
+		p.Steps = append(p.Steps, Step{Kind: kind, After: after, Action: action, Precondition: pre, Check: check})
 	}
 }
 
@@ -213,24 +214,24 @@ func (p *Plan) build() {
 	before := Membership{Voters: p.Voters, Healthy: p.Voters}
 	add := p.stepAdder(before)
 	cm := p.Namespace + "/" + checkpointName(p.Cluster)
-	add(StepCheckpoint, effectNone, fmt.Sprintf("record member %s, its pod and claim UIDs and the target in ConfigMap %s", FormatID(m.ID), cm),
+	add(StepCheckpoint, fmt.Sprintf("record member %s, its pod and claim UIDs and the target in ConfigMap %s", FormatID(m.ID), cm),
 		"no other relocation recorded", "the ConfigMap reads back")
 	lead := fmt.Sprintf("%s does not lead; keep it so", m.label())
 	if m.Leader {
 		lead = fmt.Sprintf("MoveLeader from %s to the most up-to-date other voter", m.label())
 	}
-	add(StepMoveLeader, effectNone, lead, "the transferee is a healthy voter", fmt.Sprintf("two members agree the leader is not %s", m.label()))
+	add(StepMoveLeader, lead, "the transferee is a healthy voter", fmt.Sprintf("two members agree the leader is not %s", m.label()))
 	if !p.Options.SkipSnapshot {
 		if p.snapshotFirst() {
-			add(StepSnapshot, effectNone, fmt.Sprintf("stream a snapshot from a healthy voter other than %s to %s", m.label(), p.snapshotDir()),
+			add(StepSnapshot, fmt.Sprintf("stream a snapshot from a healthy voter other than %s to %s", m.label(), p.snapshotDir()),
 				"the source voter is healthy", "the snapshot is non-empty and its sha256 trailer verifies")
 		} else {
-			add(StepSnapshot, effectNone, fmt.Sprintf("start streaming a snapshot from a healthy follower other than %s to %s; it streams while the member moves", m.label(), p.snapshotDir()),
+			add(StepSnapshot, fmt.Sprintf("start streaming a snapshot from a healthy follower other than %s to %s; it streams while the member moves", m.label(), p.snapshotDir()),
 				"the source voter is healthy", "release-volume deletes the old volume only after the snapshot's sha256 trailer verified")
 		}
 	}
 	if !p.Options.SkipCordon && m.Node != "" {
-		add(StepCordon, effectNone, fmt.Sprintf("cordon %s so the new pod cannot land there again", m.Node),
+		add(StepCordon, fmt.Sprintf("cordon %s so the new pod cannot land there again", m.Node),
 			"none (a node cordoned before is left cordoned afterwards)", fmt.Sprintf("%s is unschedulable", m.Node))
 	}
 	if p.Layout.operatorManaged() {
@@ -238,22 +239,22 @@ func (p *Plan) build() {
 	} else {
 		p.buildStatefulSet(add)
 	}
-	add(StepVerify, effectNone, "check every member is a voter, one agreed leader, HashKV equal at a common revision, the pod Ready on "+p.TargetNode,
+	add(StepVerify, "check every member is a voter, one agreed leader, HashKV equal at a common revision, the pod Ready on "+p.TargetNode,
 		"the new member is a voter", "all of the above")
 	if !p.Layout.operatorManaged() {
 		act := "delete the old volume, kept since stop-member (reclaim policy back to Delete, so its provisioner reclaims it)"
 		if !p.Options.SkipSnapshot && !p.snapshotFirst() {
 			act = "wait for the snapshot to verify (take it now if it failed), then " + act
 		}
-		add(StepReleaseVolume, effectNone, act, "verify passed", "the snapshot is recorded; the old volume is gone or being reclaimed")
+		add(StepReleaseVolume, act, "verify passed", "the snapshot is recorded; the old volume is gone or being reclaimed")
 	}
 	if p.Layout.operatorManaged() {
-		add(StepUnpinPlacement, effectNone, "restore EtcdCluster "+p.Cluster+"'s own affinity", "none", "the spec affinity equals the recorded original")
+		add(StepUnpinPlacement, "restore EtcdCluster "+p.Cluster+"'s own affinity", "none", "the spec affinity equals the recorded original")
 	}
 	if !p.Options.SkipCordon && m.Node != "" {
-		add(StepUncordon, effectNone, fmt.Sprintf("uncordon %s (only if this relocation cordoned it)", m.Node), "none", m.Node+" is schedulable again")
+		add(StepUncordon, fmt.Sprintf("uncordon %s (only if this relocation cordoned it)", m.Node), "none", m.Node+" is schedulable again")
 	}
-	add(StepFinish, effectNone, "delete ConfigMap "+cm, "verify passed", "the ConfigMap is gone")
+	add(StepFinish, "delete ConfigMap "+cm, "verify passed", "the ConfigMap is gone")
 	p.MinFaultTolerance = before.FaultTolerance()
 	for _, s := range p.Steps {
 		p.MinFaultTolerance = min(p.MinFaultTolerance, s.After.FaultTolerance())
@@ -270,44 +271,46 @@ func (p *Plan) build() {
 	}
 }
 
-type addFunc func(kind StepKind, e effect, action, pre, check string)
+// addFunc appends a step of kind to a plan, in the plan's own words; its
+// effect on the membership is stepTable's.
+type addFunc func(kind StepKind, action, pre, check string)
 
 func (p *Plan) buildStatefulSet(add addFunc) {
 	m := p.Member
-	add(StepStopMember, effectStopVoter,
+	add(StepStopMember,
 		fmt.Sprintf("set the reclaim policy of the old volume to Retain, put a hold finalizer on PVC %s and delete it, then delete pod %s (etcd stops gracefully); the held claim keeps any new pod from starting", m.PVC, m.Pod),
 		fmt.Sprintf("every other voter healthy; %s not the leader", m.label()),
 		"the old pod is gone (by UID) and the old claim is deleted but held")
-	add(StepRemoveMember, effectRemoveStopped,
+	add(StepRemoveMember,
 		fmt.Sprintf("MemberRemove %s; retry \"unhealthy cluster\"; settle an ambiguous result by re-reading MemberList", FormatID(m.ID)),
 		"the member is stopped; every other voter healthy",
 		"the ID is gone from MemberList and the remaining voters agree on a leader")
-	add(StepAddLearner, effectAddLearner,
+	add(StepAddLearner,
 		fmt.Sprintf("MemberAddAsLearner %s; retry \"unhealthy cluster\"; settle \"peer URL exists\" by MemberList", m.PeerURL),
 		"no learner in the cluster; the old ID is absent", "MemberList shows the URL as a learner with a new ID")
-	add(StepClaimOnTarget, effectNone,
+	add(StepClaimOnTarget,
 		fmt.Sprintf("release the old claim (its volume stays, Released) and create PVC %s pinned to %s (pre-bound to a local volume there, or annotated volume.kubernetes.io/selected-node)", m.PVC, p.TargetNode),
 		"the old ID is out of etcd and the learner is registered", fmt.Sprintf("the claim exists and targets %s", p.TargetNode))
-	add(StepWaitPod, effectNone, fmt.Sprintf("wait for pod %s running on %s", m.Pod, p.TargetNode),
+	add(StepWaitPod, fmt.Sprintf("wait for pod %s running on %s", m.Pod, p.TargetNode),
 		"the learner is registered", "Status on the pod reports a learner with the new member ID and the same cluster ID")
-	add(StepCatchUp, effectNone, "wait until the learner has applied the leader's committed index",
+	add(StepCatchUp, "wait until the learner has applied the leader's committed index",
 		"the learner runs", "learner applied index ≥ leader committed index sampled when the wait began")
-	add(StepPromote, effectPromote, "MemberPromote; retry while etcd answers \"not in sync\"; settle \"not a learner\" by MemberList",
+	add(StepPromote, "MemberPromote; retry while etcd answers \"not in sync\"; settle \"not a learner\" by MemberList",
 		"the learner has caught up", "MemberList shows a voter and the member's own Status says it is not a learner")
 }
 
 func (p *Plan) buildV1alpha2(add addFunc) {
 	m := p.Member
-	add(StepPinPlacement, effectNone,
+	add(StepPinPlacement,
 		fmt.Sprintf("add a required node affinity for %s to EtcdCluster %s (restored afterwards)", p.TargetNode, p.Cluster),
 		"the EtcdCluster is not progressing", "the operator has adopted the spec")
-	add(StepDeleteEtcdMember, effectRemoveVoter,
+	add(StepDeleteEtcdMember,
 		fmt.Sprintf("delete EtcdMember %s; the operator's finalizer runs MemberRemove, then its pod and claim are collected", m.EtcdMember),
 		"every other voter healthy; the PodDisruptionBudget allows a disruption", "the member ID is gone from MemberList")
-	add(StepWaitReplacement, effectAddLearner,
+	add(StepWaitReplacement,
 		fmt.Sprintf("wait for the operator's replacement EtcdMember to join as a learner on %s", p.TargetNode),
 		"the old member is gone", "a new learner runs on "+p.TargetNode)
-	add(StepWaitVoter, effectPromote, "wait for the operator to promote the replacement",
+	add(StepWaitVoter, "wait for the operator to promote the replacement",
 		"the replacement runs", "MemberList shows it as a voter")
 }
 

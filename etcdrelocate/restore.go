@@ -158,27 +158,27 @@ func (p *Plan) buildRestore() {
 	before := Membership{Voters: p.Voters - 1, Healthy: p.Voters - 1}
 	add := p.stepAdder(before)
 	cm := p.Namespace + "/" + checkpointName(p.Cluster)
-	add(StepCheckpoint, effectNone, fmt.Sprintf("mark the rolled-back checkpoint %s as restoring on %s", cm, p.TargetNode),
+	add(StepCheckpoint, fmt.Sprintf("mark the rolled-back checkpoint %s as restoring on %s", cm, p.TargetNode),
 		"the checkpoint is rolled back (or restoring on the same node)", "the ConfigMap reads back")
-	add(StepClearMember, effectNone, fmt.Sprintf("hold and delete what is left of pod %s and claim %s (by UID)", m.Pod, m.PVC),
+	add(StepClearMember, fmt.Sprintf("hold and delete what is left of pod %s and claim %s (by UID)", m.Pod, m.PVC),
 		"no member with peer URL "+m.PeerURL+" yet", "the pod is gone and the claim is gone or held")
-	add(StepAddLearner, effectAddLearner, fmt.Sprintf("MemberAddAsLearner %s; settle \"peer URL exists\" by MemberList", m.PeerURL),
+	add(StepAddLearner, fmt.Sprintf("MemberAddAsLearner %s; settle \"peer URL exists\" by MemberList", m.PeerURL),
 		"no learner in the cluster", "MemberList shows the URL as a learner with a new ID")
-	add(StepClaimOnTarget, effectNone, fmt.Sprintf("release the held claim and create PVC %s pinned to %s", m.PVC, p.TargetNode),
+	add(StepClaimOnTarget, fmt.Sprintf("release the held claim and create PVC %s pinned to %s", m.PVC, p.TargetNode),
 		"the learner is registered", fmt.Sprintf("the claim exists and targets %s", p.TargetNode))
-	add(StepWaitPod, effectNone, fmt.Sprintf("wait for pod %s running on %s", m.Pod, p.TargetNode),
+	add(StepWaitPod, fmt.Sprintf("wait for pod %s running on %s", m.Pod, p.TargetNode),
 		"the learner is registered", "Status on the pod reports a learner with the new member ID and the same cluster ID")
-	add(StepCatchUp, effectNone, "wait until the learner has applied the leader's committed index",
+	add(StepCatchUp, "wait until the learner has applied the leader's committed index",
 		"the learner runs", "learner applied index ≥ leader committed index sampled when the wait began")
-	add(StepPromote, effectPromote, "MemberPromote; retry while etcd answers \"not in sync\"",
+	add(StepPromote, "MemberPromote; retry while etcd answers \"not in sync\"",
 		"the learner has caught up", "MemberList shows a voter and the member's own Status says it is not a learner")
-	add(StepVerify, effectNone, fmt.Sprintf("check %d voters, one agreed leader, HashKV equal at a common revision, the pod Ready on %s", p.Voters, p.TargetNode),
+	add(StepVerify, fmt.Sprintf("check %d voters, one agreed leader, HashKV equal at a common revision, the pod Ready on %s", p.Voters, p.TargetNode),
 		"the new member is a voter", "all of the above")
 	if m.PV != "" {
-		add(StepReleaseVolume, effectNone, "let the old member's retained volume "+m.PV+" go (reclaim policy back to Delete)",
+		add(StepReleaseVolume, "let the old member's retained volume "+m.PV+" go (reclaim policy back to Delete)",
 			"verify passed", "the snapshot is recorded; the old volume is gone or being reclaimed")
 	}
-	add(StepFinish, effectNone, "delete ConfigMap "+cm, "verify passed", "the ConfigMap is gone")
+	add(StepFinish, "delete ConfigMap "+cm, "verify passed", "the ConfigMap is gone")
 	p.MinFaultTolerance = before.FaultTolerance()
 	for _, s := range p.Steps {
 		p.MinFaultTolerance = min(p.MinFaultTolerance, s.After.FaultTolerance())
