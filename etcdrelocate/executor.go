@@ -120,7 +120,7 @@ func (r *Relocator) underLease(ctx context.Context, ns, cluster string,
 	fn func(ctx context.Context, fr *Relocator, l *lease) (*Result, error)) (res *Result, err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	l, err := r.takeLease(ctx, ns, cluster, func(err error) { cancel(err) })
+	l, err := r.takeLease(ctx, ns, leaseName(cluster), func(err error) { cancel(err) })
 	if err != nil {
 		return &Result{}, err
 	}

@@ -136,13 +136,14 @@ type lease struct {
 	done chan struct{}
 }
 
-// takeLease takes the cluster's Lease for this run, or returns a
+// takeLease takes the Lease ns/name for this run (a cluster's relocation
+// Lease is leaseName(cluster)), or returns a
 // *LockedError naming the holder. A lease that looks expired is watched
 // for its duration first (see above), so taking over a dead holder's lease
 // can take that long.
 // onLost is called once if the lease is lost.
-func (r *Relocator) takeLease(ctx context.Context, ns, cluster string, onLost func(error)) (*lease, error) {
-	l := &lease{api: r.cfg.Kube.CoordinationV1().Leases(ns), ns: ns, name: leaseName(cluster), holder: newHolderID(r.cfg.Identity),
+func (r *Relocator) takeLease(ctx context.Context, ns, name string, onLost func(error)) (*lease, error) {
+	l := &lease{api: r.cfg.Kube.CoordinationV1().Leases(ns), ns: ns, name: name, holder: newHolderID(r.cfg.Identity),
 		dur: r.leaseDuration(), log: r.log, call: r.t.Call, onLost: onLost, stop: make(chan struct{}), done: make(chan struct{})}
 	for attempt := 0; attempt < 5; attempt++ {
 		sent := time.Now()

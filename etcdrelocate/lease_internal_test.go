@@ -40,11 +40,11 @@ func TestLeaseExclusion(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, mk, ns := leaseEnv(t, 10*time.Second)
-	a, err := mk("exec-a").takeLease(ctx, ns, "etcd", nil)
+	a, err := mk("exec-a").takeLease(ctx, ns, leaseName("etcd"), nil)
 	require.NoError(t, err)
 	// Across several renewals, every attempt is refused.
 	for i := 0; i < 3; i++ {
-		_, err = mk("exec-b").takeLease(ctx, ns, "etcd", nil)
+		_, err = mk("exec-b").takeLease(ctx, ns, leaseName("etcd"), nil)
 		var le *LockedError
 		require.ErrorAs(t, err, &le)
 		require.ErrorIs(t, err, ErrLocked)
@@ -58,7 +58,7 @@ func TestLeaseExclusion(t *testing.T) {
 	require.NoError(t, a.check(ctx))
 	require.NoError(t, a.confirm(ctx))
 	a.release(ctx)
-	b, err := mk("exec-b").takeLease(ctx, ns, "etcd", nil)
+	b, err := mk("exec-b").takeLease(ctx, ns, leaseName("etcd"), nil)
 	require.NoError(t, err)
 	b.release(ctx)
 }
@@ -75,7 +75,7 @@ func TestLeaseTakeoverAfterExpiry(t *testing.T) {
 	cs, mk, ns := leaseEnv(t, d)
 	ra := mk("exec-a")
 	var lostA error
-	a, err := ra.takeLease(ctx, ns, "etcd", func(err error) { lostA = err })
+	a, err := ra.takeLease(ctx, ns, leaseName("etcd"), func(err error) { lostA = err })
 	require.NoError(t, err)
 	// A "dies": it stops renewing without releasing.
 	close(a.stop)
@@ -84,7 +84,7 @@ func TestLeaseTakeoverAfterExpiry(t *testing.T) {
 	var b *lease
 	refusals := 0
 	for deadline := time.Now().Add(2 * time.Minute); ; {
-		b, err = mk("exec-b").takeLease(ctx, ns, "etcd", nil)
+		b, err = mk("exec-b").takeLease(ctx, ns, leaseName("etcd"), nil)
 		if err == nil {
 			break
 		}
@@ -122,7 +122,7 @@ func TestLeaseStolen(t *testing.T) {
 	ctx := context.Background()
 	cs, mk, ns := leaseEnv(t, 30*time.Second)
 	r := mk("exec-a")
-	a, err := r.takeLease(ctx, ns, "etcd", nil)
+	a, err := r.takeLease(ctx, ns, leaseName("etcd"), nil)
 	require.NoError(t, err)
 	defer a.release(ctx)
 	stealLease(t, cs, ns, "etcd-relocate")

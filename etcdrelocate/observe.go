@@ -85,7 +85,8 @@ func join(s *State, kv *kubeView) {
 
 func podOf(p *corev1.Pod) *Pod {
 	out := &Pod{Name: p.Name, UID: string(p.UID), Node: p.Spec.NodeName, Phase: string(p.Status.Phase),
-		Deleting: p.DeletionTimestamp != nil, ClaimName: claimOf(p)}
+		Deleting: p.DeletionTimestamp != nil, ClaimName: claimOf(p),
+		Scheduling: Scheduling{NodeSelector: p.Spec.NodeSelector, Affinity: p.Spec.Affinity, Tolerations: p.Spec.Tolerations}}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			out.Ready = c.Status == corev1.ConditionTrue

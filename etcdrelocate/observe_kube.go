@@ -205,7 +205,7 @@ func (r *Relocator) observeNodes(ctx context.Context, _, _ string, kv *kubeView)
 				ready = c.Status == corev1.ConditionTrue
 			}
 		}
-		kv.nodes = append(kv.nodes, Node{Name: n.Name, Ready: ready, Unschedulable: n.Spec.Unschedulable})
+		kv.nodes = append(kv.nodes, Node{Name: n.Name, Ready: ready, Unschedulable: n.Spec.Unschedulable, Labels: n.Labels, Taints: n.Spec.Taints})
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // State is one observation of a tenant etcd: etcd's own view (members,
@@ -108,6 +110,16 @@ type Pod struct {
 	Deleting bool
 	// ClaimName is the PVC the pod's data volume uses.
 	ClaimName string
+	// Scheduling is what of the pod's spec decides the nodes it may run
+	// on: node selector, affinity, tolerations.
+	Scheduling Scheduling
+}
+
+// Scheduling is the part of a pod's spec that decides where it may run.
+type Scheduling struct {
+	NodeSelector map[string]string
+	Affinity     *corev1.Affinity
+	Tolerations  []corev1.Toleration
 }
 
 // PVC is the member's claim.
@@ -146,7 +158,14 @@ type Node struct {
 	Name          string
 	Ready         bool
 	Unschedulable bool
+	// Labels are the node's labels (its zone is
+	// topology.kubernetes.io/zone); Taints its taints.
+	Labels map[string]string
+	Taints []corev1.Taint
 }
+
+// Zone returns the node's topology.kubernetes.io/zone label, "" if none.
+func (n Node) Zone() string { return n.Labels[corev1.LabelTopologyZone] }
 
 // Workload is what owns the members' pods.
 type Workload struct {

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 )
 
 // oldPresent reports whether the old member is still in ms.
@@ -82,7 +83,7 @@ func (x *run) cordon(ctx context.Context) (string, bool, error) {
 	if err := x.saveCheckpoint(ctx); err != nil {
 		return "", false, err
 	}
-	if err := setUnschedulable(ctx, x, x.p.Member.Node, true); err != nil {
+	if err := setUnschedulable(ctx, x.r.cfg.Kube, x.p.Member.Node, true); err != nil {
 		return "", false, err
 	}
 	return "cordoned " + x.p.Member.Node, false, nil
@@ -92,7 +93,7 @@ func (x *run) uncordon(ctx context.Context) (string, bool, error) {
 	if x.cp == nil || !x.cp.CordonedSource {
 		return "the source node was not cordoned by this relocation", true, nil
 	}
-	err := setUnschedulable(ctx, x, x.p.Member.Node, false)
+	err := setUnschedulable(ctx, x.r.cfg.Kube, x.p.Member.Node, false)
 	if apierrors.IsNotFound(err) {
 		return "node " + x.p.Member.Node + " is gone", true, nil
 	}
@@ -102,9 +103,10 @@ func (x *run) uncordon(ctx context.Context) (string, bool, error) {
 	return "uncordoned " + x.p.Member.Node, false, nil
 }
 
-func setUnschedulable(ctx context.Context, x *run, node string, on bool) error {
+// setUnschedulable cordons (on) or uncordons node.
+func setUnschedulable(ctx context.Context, kube kubernetes.Interface, node string, on bool) error {
 	patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%t}}`, on)
-	_, err := x.r.cfg.Kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err := kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		return fmt.Errorf("set node %s unschedulable=%t: %w", node, on, err)
 	}

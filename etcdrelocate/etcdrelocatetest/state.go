@@ -21,6 +21,12 @@ type StateOptions struct {
 	SpareNodes int
 	// Version is the etcd version every member reports. Default "3.6.11".
 	Version string
+	// Namespace is the tenant namespace. Default Namespace.
+	Namespace string
+	// MemberNodes places member i on node NodeName(MemberNodes[i]) (and its
+	// volume there). Default: member i on node i. The state then has
+	// enough nodes for every index, plus SpareNodes.
+	MemberNodes []int
 }
 
 // ErrInvalidOptions is returned by NewState for options it cannot build.
@@ -67,18 +73,33 @@ func NewState(opts StateOptions) (*etcdrelocate.State, error) {
 	if opts.Leader < 0 || opts.Leader >= opts.Voters {
 		return nil, fmt.Errorf("%w: leader %d out of range for %d voters", ErrInvalidOptions, opts.Leader, opts.Voters)
 	}
+	ns := opts.Namespace
+	if ns == "" {
+		ns = Namespace
+	}
+	nodeOf := func(i int) int { return i }
+	nodes := opts.Voters
+	if len(opts.MemberNodes) > 0 {
+		if len(opts.MemberNodes) != opts.Voters {
+			return nil, fmt.Errorf("%w: %d member nodes for %d voters", ErrInvalidOptions, len(opts.MemberNodes), opts.Voters)
+		}
+		nodeOf, nodes = func(i int) int { return opts.MemberNodes[i] }, 0
+		for _, n := range opts.MemberNodes {
+			nodes = max(nodes, n+1)
+		}
+	}
 	service := "etcd-headless"
 	if opts.Layout == etcdrelocate.LayoutEtcdMember {
 		service = "etcd"
 	}
 	s := &etcdrelocate.State{
-		Namespace:    Namespace,
+		Namespace:    ns,
 		Cluster:      etcdrelocate.DefaultCluster,
 		Layout:       opts.Layout,
 		HashRevision: 1000,
 		ObservedAt:   time.Unix(1_800_000_000, 0),
 	}
-	for i := 0; i < opts.Voters+opts.SpareNodes; i++ {
+	for i := 0; i < nodes+opts.SpareNodes; i++ {
 		s.Nodes = append(s.Nodes, etcdrelocate.Node{Name: NodeName(i), Ready: true})
 	}
 	for i := 0; i < opts.Voters; i++ {
@@ -86,18 +107,18 @@ func NewState(opts StateOptions) (*etcdrelocate.State, error) {
 		m := etcdrelocate.Member{
 			ID:         MemberID(i),
 			Name:       pod,
-			PeerURLs:   []string{etcdrelocate.PodPeerURL(pod, service, Namespace)},
-			ClientURLs: []string{etcdrelocate.PodClientURL(pod, service, Namespace)},
+			PeerURLs:   []string{etcdrelocate.PodPeerURL(pod, service, ns)},
+			ClientURLs: []string{etcdrelocate.PodClientURL(pod, service, ns)},
 			Status: &etcdrelocate.MemberStatus{
 				Version: opts.Version, ClusterID: 0xc105, MemberID: MemberID(i), Leader: MemberID(opts.Leader),
 				RaftTerm: 2, RaftIndex: 5000, RaftAppliedIndex: 5000, Revision: 1200, DBSize: 20 << 20, DBSizeInUse: 18 << 20,
 			},
 			Hash: 0xdecafbad, HashOK: true,
-			Pod: &etcdrelocate.Pod{Name: pod, UID: fmt.Sprintf("pod-uid-%d", i), Node: NodeName(i), Phase: "Running", Ready: true,
+			Pod: &etcdrelocate.Pod{Name: pod, UID: fmt.Sprintf("pod-uid-%d", i), Node: NodeName(nodeOf(i)), Phase: "Running", Ready: true,
 				ClaimName: "data-" + pod},
 			PVC: &etcdrelocate.PVC{Name: "data-" + pod, UID: fmt.Sprintf("pvc-uid-%d", i), Phase: "Bound", VolumeName: fmt.Sprintf("pv-%d", i),
 				StorageClass: "local", Request: "4Gi"},
-			PV: &etcdrelocate.PV{Name: fmt.Sprintf("pv-%d", i), UID: fmt.Sprintf("pv-uid-%d", i), Phase: "Bound", ReclaimPolicy: "Delete", Node: NodeName(i)},
+			PV: &etcdrelocate.PV{Name: fmt.Sprintf("pv-%d", i), UID: fmt.Sprintf("pv-uid-%d", i), Phase: "Bound", ReclaimPolicy: "Delete", Node: NodeName(nodeOf(i))},
 		}
 		if opts.Layout != etcdrelocate.LayoutStatefulSet {
 			m.EtcdMember = pod
@@ -112,7 +133,7 @@ func NewState(opts StateOptions) (*etcdrelocate.State, error) {
 	}
 	s.PDB = &etcdrelocate.PDB{Name: "etcd", DisruptionsAllowed: opts.Voters - etcdrelocate.Quorum(opts.Voters),
 		CurrentHealthy: opts.Voters, DesiredHealthy: etcdrelocate.Quorum(opts.Voters)}
-	wild := "*." + service + "." + Namespace + ".svc"
+	wild := "*." + service + "." + ns + ".svc"
 	s.Certificates = []etcdrelocate.Certificate{
 		{Secret: etcdrelocate.ServerTLSSecret, DNSNames: []string{"etcd", wild, "localhost"}, ServerAuth: true, ClientAuth: true},
 		{Secret: etcdrelocate.PeerTLSSecret, DNSNames: []string{"etcd", wild, "localhost"}, ServerAuth: true, ClientAuth: true},
