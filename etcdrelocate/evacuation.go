@@ -219,10 +219,11 @@ func reasonsOf(err error) []string {
 	return []string{err.Error()}
 }
 
+// healthyVoters counts the voters answering Status.
 func healthyVoters(s *State) int {
 	n := 0
 	for _, m := range s.Voters() {
-		if m.Healthy() {
+		if m.Status != nil {
 			n++
 		}
 	}

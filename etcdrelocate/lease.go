@@ -2,12 +2,9 @@ package etcdrelocate
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -103,18 +100,6 @@ func lockedError(ns string, o *coordinationv1.Lease) *LockedError {
 	return &LockedError{Namespace: ns, Lease: o.Name, Holder: li.Holder, Expires: li.Expires}
 }
 
-// newHolderID returns a holder identity unique to one run: the
-// configured prefix (default the host name), the process ID and 8 random
-// bytes, so that two runs never share one.
-func newHolderID(prefix string) string {
-	if prefix == "" {
-		prefix, _ = os.Hostname()
-	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%s/%d/%s", prefix, os.Getpid(), hex.EncodeToString(b[:]))
-}
-
 // lease is a held relocation Lease.
 type lease struct {
 	api    coordclient.LeaseInterface
@@ -164,10 +149,15 @@ func (r *Relocator) takeLease(ctx context.Context, ns, name string, onLost func(
 			return nil, fmt.Errorf("read lease %s/%s: %w", ns, l.name, err)
 		}
 		if h := leaseInfo(cur); h.Holder != "" {
-			if h.active(time.Now()) {
+			switch {
+			case holderGone(h.Holder):
+				cur, err = l.waitGone(ctx, cur)
+			case h.active(time.Now()):
 				return nil, lockedError(ns, cur)
+			default:
+				cur, err = l.waitStale(ctx, cur)
 			}
-			if cur, err = l.waitStale(ctx, cur); err != nil {
+			if err != nil {
 				return nil, err
 			}
 			if cur == nil {
@@ -194,6 +184,32 @@ func (r *Relocator) leaseDuration() time.Duration {
 		d = DefaultLeaseDuration
 	}
 	return max(d.Round(time.Second), 3*time.Second)
+}
+
+// waitGone waits one call timeout after finding the lease's holder dead
+// (holderGone: a request it sent before it died lands meanwhile), then
+// returns the lease to take over if nobody wrote it since, nil if it was
+// deleted, a *LockedError if it was renewed or taken.
+func (l *lease) waitGone(ctx context.Context, o *coordinationv1.Lease) (*coordinationv1.Lease, error) {
+	l.log.Warn("relocation lease held by a process of this machine that is gone; taking it over after one call timeout",
+		"lease", l.name, "holder", leaseInfo(o).Holder, "wait", l.call)
+	t := time.NewTimer(l.call)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.C:
+	}
+	got, err := l.api.Get(ctx, l.name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read lease %s/%s: %w", l.ns, l.name, err)
+	case got.ResourceVersion != o.ResourceVersion && leaseInfo(got).Holder != "":
+		return nil, lockedError(l.ns, got)
+	}
+	return got, nil
 }
 
 // waitStale watches a lease that looks expired by its holder's clock. It

@@ -3,10 +3,15 @@ package etcdrelocate
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -196,4 +201,55 @@ func TestCheckpointWritesConditional(t *testing.T) {
 	got, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "etcd-relocate", metav1.GetOptions{})
 	require.NoError(t, err, "finish deleted a checkpoint someone else wrote")
 	require.NotContains(t, got.Data[checkpointKey], "/tmp/snap")
+}
+
+// TestLeaseTakeoverOfAGoneHolder: a Lease whose holder is a process of
+// this machine that has exited (kill -9 leaves its Lease held) is taken
+// over one call timeout after it is found, though it has 30 s to run; a
+// holder that still runs, or one of another machine, is refused as before.
+func TestLeaseTakeoverOfAGoneHolder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cs, _, ns := leaseEnv(t, 30*time.Second)
+	if procIdentity(os.Getpid()) == "" {
+		t.Skip("this system does not tell boot ID, PID namespace and start times")
+	}
+	dead := exec.Command("true")
+	require.NoError(t, dead.Run())
+	self := strings.Split(procIdentity(os.Getpid()), ".")
+	hold := func(holder string) {
+		now, secs := metav1.NewMicroTime(time.Now()), int32(30)
+		l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "etcd-relocate", Namespace: ns},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, AcquireTime: &now, RenewTime: &now}}
+		_ = cs.CoordinationV1().Leases(ns).Delete(ctx, l.Name, metav1.DeleteOptions{})
+		_, err := cs.CoordinationV1().Leases(ns).Create(ctx, l, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	r, err := New(Config{Kube: cs, Identity: "exec-b", LeaseDuration: 30 * time.Second, Timeouts: Timeouts{Call: 2 * time.Second}})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, holder string
+		gone         bool
+	}{
+		{"exited", fmt.Sprintf("exec-a/%d/00/proc=%s.%s.%d.%s", dead.Process.Pid, self[0], self[1], dead.Process.Pid, self[3]), true},
+		{"running, another start time", fmt.Sprintf("exec-a/1/00/proc=%s.%s.%d.1", self[0], self[1], os.Getpid()), true},
+		{"running", newHolderID("exec-a"), false},
+		{"another boot", fmt.Sprintf("exec-a/%d/00/proc=ffff.%s.%d.%s", dead.Process.Pid, self[1], dead.Process.Pid, self[3]), false},
+		{"no proc part", "exec-a/1/00", false},
+	} {
+		hold(tc.holder)
+		require.Equal(t, tc.gone, holderGone(tc.holder), tc.name)
+		t0 := time.Now()
+		l, err := r.takeLease(ctx, ns, leaseName("etcd"), nil)
+		if !tc.gone {
+			require.ErrorIs(t, err, ErrLocked, tc.name)
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		took := time.Since(t0)
+		t.Logf("%s: the Lease of a gone holder (30 s left) taken over in %s", tc.name, took.Round(10*time.Millisecond))
+		require.GreaterOrEqual(t, took, 2*time.Second, "a call timeout is left for the dead holder's last request")
+		require.Less(t, took, 20*time.Second)
+		l.release(ctx)
+	}
 }

@@ -28,9 +28,12 @@ type NodeImpact struct {
 	// Err says why the cluster could not be observed; the rest is then
 	// unknown.
 	Err string `json:"error,omitempty"`
-	// Voters and Healthy count the voters, and those answering Status.
+	// Voters and Healthy count the voters, and those answering Status
+	// (an alarm does not take a member out of the quorum).
 	Voters  int `json:"voters"`
 	Healthy int `json:"healthy"`
+	// Alarms are the cluster's active alarms ("NOSPACE on etcd-1").
+	Alarms []string `json:"alarms,omitempty"`
 	// Members are where every member runs.
 	Members []MemberPlace `json:"members"`
 	// OnNode are the members on the reported node.
@@ -47,10 +50,11 @@ type NodeImpact struct {
 
 // MemberPlace is where one member runs.
 type MemberPlace struct {
-	Member  string `json:"member"`
-	Node    string `json:"node"`
-	Voter   bool   `json:"voter"`
-	Healthy bool   `json:"healthy"`
+	Member string `json:"member"`
+	Node   string `json:"node"`
+	Voter  bool   `json:"voter"`
+	// Healthy reports that it answered Status.
+	Healthy bool `json:"healthy"`
 }
 
 // LosesQuorum reports whether losing the node would cost the cluster its
@@ -91,7 +95,7 @@ func impactOf(c FleetCluster, node string) NodeImpact {
 	lostHealthy := 0
 	byNode := map[string][]string{}
 	for _, m := range s.Members {
-		place := MemberPlace{Member: m.Label(), Node: m.Node(), Voter: m.Voter(), Healthy: m.Healthy()}
+		place := MemberPlace{Member: m.Label(), Node: m.Node(), Voter: m.Voter(), Healthy: m.Status != nil}
 		im.Members = append(im.Members, place)
 		if place.Voter {
 			im.Voters++
@@ -108,6 +112,13 @@ func impactOf(c FleetCluster, node string) NodeImpact {
 				lostHealthy++
 			}
 		}
+	}
+	for _, a := range s.Alarms {
+		label := FormatID(a.MemberID)
+		if m := s.MemberByID(a.MemberID); m != nil {
+			label = m.Label()
+		}
+		im.Alarms = append(im.Alarms, a.Type+" on "+label)
 	}
 	im.FaultTolerance = FaultTolerance(im.Voters, im.Healthy)
 	im.After = FaultTolerance(im.Voters, im.Healthy-lostHealthy)
@@ -155,6 +166,9 @@ func (r *NodeReport) String() string {
 		}
 		for _, cl := range c.CoLocated {
 			fmt.Fprintf(&b, "; co-located %s", cl)
+		}
+		for _, a := range c.Alarms {
+			fmt.Fprintf(&b, "; alarm %s", a)
 		}
 		b.WriteString("\n")
 	}
