@@ -38,7 +38,9 @@
 // it, Execute changes nothing and returns a *LockedError (errors.Is
 // ErrLocked) naming the holder and when its lease runs out; a holder that
 // died is taken over once its lease has gone unrenewed for
-// Config.LeaseDuration. Every change to etcd or Kubernetes first checks
+// Config.LeaseDuration, or, when it was a process of this machine that is
+// provably gone (kill -9, a crash), one call timeout (Timeouts.Call) after
+// that is found. Every change to etcd or Kubernetes first checks
 // that the lease is still held: a run that lost it stops with ErrLeaseLost
 // and changes nothing more. A plan made before another run changed the
 // cluster is refused with ErrPlanStale: plan again.
@@ -82,6 +84,49 @@
 //     runs with one voter fewer and says so. Relocator.RestoreReplica
 //     (shown first by PlanRestore) adds the replica back on a node of your
 //     choice, resumably and under the same Lease.
+//
+// # Node maintenance
+//
+// An operator empties a node of tenant etcd members, across every tenant
+// of the management cluster, in three calls:
+//
+//	report, err := r.ReportNode(ctx, "worker-2")       // what losing it now does to each tenant
+//	plan, err := r.PlanEvacuation(ctx, "worker-2", etcdrelocate.EvacuationOptions{MaxParallel: 3})
+//	fmt.Print(plan)                                    // dry run: member → target, wave by wave; refusals
+//	rep, err := r.Evacuate(ctx, plan, progress)        // run again to resume
+//
+// ObserveFleet observes every tenant etcd (both layouts) and the nodes;
+// NodeReportFor, PlanEvacuationFor and PlanSpreadFor decide from it
+// without I/O. A NodeReport says, per tenant, where its members run, the
+// fault tolerance without the node (negative: quorum lost), co-located
+// members, and whether a plain kubectl drain is safe (only when every
+// tenant was observed and keeps quorum). An evacuation plan moves each
+// member to a Ready, uncordoned node that runs no member of its cluster,
+// whose taints the pod tolerates and whose labels its node selector and
+// required node affinity accept, preferring the zone with the fewest of the
+// cluster's members, then the node running the fewest tenant etcd members;
+// the same inputs give the same plan. A tenant that is degraded, cannot be
+// observed, is mid-relocation from another node or has no eligible node is
+// refused with its reasons. PlanSpreadFor moves a tenant's co-located
+// members apart with the same machinery.
+//
+// What an evacuation guarantees:
+//
+//   - One evacuation of a node at a time: Evacuate holds the Lease
+//     evacuate-<node> (EvacuationOptions.LeaseNamespace, kube-system by
+//     default); another is refused with a *LockedError naming it.
+//   - Each move is a single relocation, planned afresh from the cluster as
+//     it is when its turn comes and executed under its cluster's Lease, with
+//     every guarantee above: no tenant's fault tolerance goes below what
+//     one relocation leaves (0 for 3 voters), never below 0. Two members of
+//     one tenant never move at once; no two moves of a wave target one
+//     node; at most MaxParallel run at once.
+//   - A failed move does not stop the others unless StopOnFailure; the
+//     EvacuationReport lists what moved, what was refused, and each failure
+//     with the state it left and the command that resumes it.
+//   - After kill -9 or Ctrl-C, the same call resumes: moves done are found
+//     done, the relocation a checkpoint records is resumed, the rest run.
+//   - The node is cordoned first (unless SkipCordon) and left cordoned.
 //
 // # Errors
 //

@@ -97,3 +97,33 @@ func ExampleFaultTolerance() {
 	// 3 voters: quorum 2, tolerates 1
 	// 5 voters: quorum 3, tolerates 2
 }
+
+// Node maintenance: what losing a node would do to every tenant etcd, then
+// an evacuation as a plain value. Here the fleet is built by hand (two
+// tenants, each with a member on node-a); Relocator.ObserveFleet observes
+// a real management cluster, Relocator.Evacuate carries the plan out.
+func ExamplePlanEvacuationFor() {
+	f := &etcdrelocate.Fleet{}
+	for i, nodes := range [][]int{{0, 1, 2}, {0, 3, 4}} {
+		s, _ := etcdrelocatetest.NewState(etcdrelocatetest.StateOptions{Namespace: fmt.Sprintf("tenant-%d", i+1), MemberNodes: nodes})
+		f.Clusters = append(f.Clusters, etcdrelocate.FleetCluster{ClusterRef: etcdrelocate.ClusterRef{Namespace: s.Namespace, Cluster: s.Cluster}, State: s})
+		f.Nodes = s.Nodes // the last tenant's: node-a … node-g
+	}
+	for _, c := range f.Clusters {
+		c.State.Nodes = f.Nodes // one management cluster: the same nodes
+	}
+	report := etcdrelocate.NodeReportFor(f, "node-a")
+	fmt.Println("drain-safe:", report.DrainSafe)
+	plan, err := etcdrelocate.PlanEvacuationFor(f, "node-a", etcdrelocate.EvacuationOptions{MaxParallel: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range plan.Moves {
+		fmt.Printf("wave %d: %s %s %s → %s\n", m.Wave+1, m.ClusterRef, m.Member, m.From, m.To)
+	}
+	// Output:
+	// drain-safe: true
+	// wave 1: tenant-1/etcd etcd-0 node-a → node-f
+	// wave 1: tenant-2/etcd etcd-0 node-a → node-g
+}

@@ -26,5 +26,12 @@ func TestExitCodes(t *testing.T) {
 		{Name: "unknown context", Args: append([]string{"--kubeconfig", kc.Unreachable, "--context", "nope"}, cluster...), Code: cli.ExitUsage, First: "etcd-relocate: load kubeconfig " + kc.Unreachable},
 		{Name: "unreachable cluster", Args: append([]string{"--kubeconfig", kc.Unreachable}, cluster...), Code: cli.ExitUnavailable, First: "etcd-relocate: cluster of " + kc.Unreachable + " does not answer"},
 		{Name: "interrupted", Ctx: exitcodetest.Cancelled(), Args: append([]string{"--kubeconfig", kc.Unreachable}, cluster...), Code: cli.ExitInterrupted, First: "etcd-relocate: interrupted"},
+		{Name: "node without a node", Args: []string{"node"}, Code: cli.ExitUsage, First: "etcd-relocate: accepts 1 arg(s), received 0"},
+		{Name: "evacuate without --node", Args: []string{"evacuate"}, Code: cli.ExitUsage, First: "etcd-relocate: evacuate needs --node"},
+		{Name: "evacuate --max-parallel 0", Args: []string{"evacuate", "--node", "n", "--max-parallel", "0"}, Code: cli.ExitUsage, First: "etcd-relocate: --max-parallel must be at least 1"},
+		{Name: "spread without --kubeconfig", Args: []string{"spread", "--namespace", "tenant-a"}, Code: cli.ExitUsage, First: "etcd-relocate: spread needs --kubeconfig and --namespace"},
+		{Name: "evacuate --direct embedded", Args: []string{"evacuate", "--node", "n", "--direct"}, Code: cli.ExitUsage, First: "etcd-relocate: --direct needs --kubeconfig"},
+		{Name: "node: unreachable cluster", Args: []string{"node", "worker-1", "--kubeconfig", kc.Unreachable}, Code: cli.ExitUnavailable, First: "etcd-relocate: cluster of " + kc.Unreachable + " does not answer"},
+		{Name: "evacuate: unreachable cluster", Args: []string{"evacuate", "--node", "worker-1", "--kubeconfig", kc.Unreachable}, Code: cli.ExitUnavailable, First: "etcd-relocate: cluster of " + kc.Unreachable + " does not answer"},
 	})
 }

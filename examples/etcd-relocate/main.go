@@ -28,8 +28,26 @@
 // holder of the relocation Lease. If a relocation rolled back (the cluster
 // is a replica short), --restore-to-node NODE adds the replica back on NODE.
 //
-// Exit codes: 0 done, 1 failed, refused or rolled back, 2 bad usage, 3 the
-// environment or cluster could not be reached, 130 interrupted.
+// Node maintenance works on every tenant etcd at once:
+//
+//	etcd-relocate node worker-2 --kubeconfig mgmt.kubeconfig      # what losing worker-2 would do
+//	etcd-relocate evacuate --node worker-2 --kubeconfig mgmt.kubeconfig --dry-run
+//	etcd-relocate evacuate --node worker-2 --kubeconfig mgmt.kubeconfig --max-parallel 3
+//	etcd-relocate spread --namespace tenant-acme --kubeconfig mgmt.kubeconfig
+//
+// node reports, for every tenant etcd, where its members run and the fault
+// tolerance left without the node (exit 1 when a plain drain would cost a
+// tenant its quorum, or a tenant cannot be observed). evacuate cordons the
+// node and moves each tenant's member off it (tenants in parallel, each
+// relocation under its own Lease, the evacuation under evacuate-<node> in
+// kube-system); run it again to resume after an interruption. spread moves
+// a tenant's co-located members apart. Without --kubeconfig, node and
+// evacuate run on an embedded demo fleet of two tenant etcds.
+//
+// Exit codes: 0 done, 1 failed, refused or rolled back (evacuate: a move
+// failed, was refused or did not run; node: a drain is not safe), 2 bad
+// usage, 3 the environment or cluster could not be reached, 130
+// interrupted.
 package main
 
 import (
@@ -101,6 +119,7 @@ through the move.`,
 	f.BoolVar(&o.skipVersion, "skip-version-hazard", false,
 		"proceed on etcd 3.5.1-3.5.19 (Cozystack <= v1.5 runs 3.5.12), whose learner promotion is saved in the v2 store only (etcd #19557); upgrade to 3.5.26+ before 3.6")
 	o.timeout.AddFlag(f)
+	cmd.AddCommand(nodeCommands(o.out)...)
 	return cmd
 }
 

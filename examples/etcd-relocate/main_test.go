@@ -37,3 +37,20 @@ func TestEmbedded(t *testing.T) {
 		require.True(t, strings.Contains(out.String(), want), "output lacks %q", want)
 	}
 }
+
+// TestEmbeddedEvacuate runs `etcd-relocate evacuate` on the embedded demo
+// fleet (two tenant etcds with a member on node-a): both move off node-a
+// and the report afterwards finds none there.
+func TestEmbeddedEvacuate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded environment (skipped with -short)")
+	}
+	var out bytes.Buffer
+	cmd := newCommand(&options{out: &out})
+	cmd.SetArgs([]string{"evacuate", "--node", "node-a", "--max-parallel", "2", "--timeout", "20m"})
+	require.Equal(t, cli.ExitOK, cli.Execute(context.Background(), cmd), out.String())
+	t.Log(out.String())
+	for _, want := range []string{"Evacuate node-a: 2 moves, 0 refused; at most 2 at once", "evacuation of node-a: 2 moved, 0 failed, 0 refused, 0 not run"} {
+		require.Contains(t, out.String(), want)
+	}
+}
