@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
@@ -122,7 +123,12 @@ func stepBreakdown(m moveReport) string {
 // fill writes mib MiB of data (512 KiB values) through eight writers.
 func fill(b *testing.B, te *tenantEnv, mib int) {
 	b.Helper()
-	cli := te.client(b)
+	fillClient(b, te.client(b), mib)
+}
+
+// fillClient writes mib MiB of data through cli.
+func fillClient(b *testing.B, cli *clientv3.Client, mib int) {
+	b.Helper()
 	value := strings.Repeat("x", 512<<10)
 	n := mib * 2
 	var next atomic.Int64

@@ -99,10 +99,10 @@ type evacuationTenant struct {
 	mon  *etcdrelocatetest.Monitor
 }
 
-// placeTenant starts a tenant etcd whose members land on exactly the given
-// nodes (all others cordoned meanwhile; with fewer than three nodes two
-// members share one).
-func placeTenant(t *testing.T, env *localenv.Env, name string, nodes ...string) *etcdlayout.Tenant {
+// placeTenant starts the tenant etcd cfg describes with its members on
+// exactly the given nodes (all others cordoned meanwhile; with three nodes
+// the spread is strict, with fewer two members share one).
+func placeTenant(t testing.TB, env *localenv.Env, cfg etcdlayout.Config, nodes ...string) *etcdlayout.Tenant {
 	t.Helper()
 	ctx := context.Background()
 	on := map[string]bool{}
@@ -116,7 +116,8 @@ func placeTenant(t *testing.T, env *localenv.Env, name string, nodes ...string) 
 			cordoned = append(cordoned, n)
 		}
 	}
-	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Tenant: name, StrictSpread: len(on) == 3})
+	cfg.StrictSpread = len(on) == 3
+	tn := etcdlayout.StartT(t, env, cfg)
 	for _, n := range cordoned {
 		require.NoError(t, env.Cluster().Uncordon(ctx, n))
 	}
@@ -143,7 +144,7 @@ func TestEvacuateNode(t *testing.T) {
 	defer cancel()
 	var tenants []*evacuationTenant
 	for i, on := range [][]string{{"node-a", "node-b", "node-c"}, {"node-a", "node-d", "node-e"}, {"node-a", "node-b", "node-f"}, {"node-a", "node-c", "node-d"}} {
-		tn := placeTenant(t, env, fmt.Sprintf("ev%d", i), on...)
+		tn := placeTenant(t, env, etcdlayout.Config{Tenant: fmt.Sprintf("ev%d", i)}, on...)
 		cli, err := tn.Client(ctx)
 		require.NoError(t, err)
 		t.Cleanup(func() { cli.Close() })
@@ -154,12 +155,12 @@ func TestEvacuateNode(t *testing.T) {
 			load: etcdrelocatetest.StartLoadT(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/evacuate/"}),
 			mon:  etcdrelocatetest.StartMonitorT(t, mcli, etcdrelocatetest.MonitorConfig{})})
 	}
-	degraded := placeTenant(t, env, "evdeg", "node-a", "node-e", "node-f")
+	degraded := placeTenant(t, env, etcdlayout.Config{Tenant: "evdeg"}, "node-a", "node-e", "node-f")
 	dcli, err := degraded.Client(ctx)
 	require.NoError(t, err)
 	defer dcli.Close()
 	etcdrelocatetest.RaiseAlarmT(t, ctx, dcli, 0, pb.AlarmType_NOSPACE)
-	coLocated := placeTenant(t, env, "evcol", "node-e", "node-g")
+	coLocated := placeTenant(t, env, etcdlayout.Config{Tenant: "evcol"}, "node-e", "node-g")
 
 	dyn, err := dynamic.NewForConfig(env.RESTConfig())
 	require.NoError(t, err)
