@@ -44,14 +44,7 @@ type FleetCluster struct {
 }
 
 // Node returns the fleet's node of that name, or nil.
-func (f *Fleet) Node(name string) *Node {
-	for i := range f.Nodes {
-		if f.Nodes[i].Name == name {
-			return &f.Nodes[i]
-		}
-	}
-	return nil
-}
+func (f *Fleet) Node(name string) *Node { return nodeNamed(f.Nodes, name) }
 
 // Clusters lists every tenant etcd of the management cluster: each
 // v1alpha2 EtcdCluster (etcd-operator.cozystack.io) and each StatefulSet

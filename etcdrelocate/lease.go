@@ -186,42 +186,30 @@ func (r *Relocator) leaseDuration() time.Duration {
 	return max(d.Round(time.Second), 3*time.Second)
 }
 
-// waitGone waits one call timeout after finding the lease's holder dead
-// (holderGone: a request it sent before it died lands meanwhile), then
-// returns the lease to take over if nobody wrote it since, nil if it was
-// deleted, a *LockedError if it was renewed or taken.
-func (l *lease) waitGone(ctx context.Context, o *coordinationv1.Lease) (*coordinationv1.Lease, error) {
-	l.log.Warn("relocation lease held by a process of this machine that is gone; taking it over after one call timeout",
-		"lease", l.name, "holder", leaseInfo(o).Holder, "wait", l.call)
-	t := time.NewTimer(l.call)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-t.C:
-	}
-	got, err := l.api.Get(ctx, l.name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("read lease %s/%s: %w", l.ns, l.name, err)
-	case got.ResourceVersion != o.ResourceVersion && leaseInfo(got).Holder != "":
-		return nil, lockedError(l.ns, got)
-	}
-	return got, nil
-}
-
-// waitStale watches a lease that looks expired by its holder's clock. It
-// returns the lease to take over once its resourceVersion has not changed
-// for its full duration on our clock, nil if it was deleted meanwhile, a
-// *LockedError if it was renewed or taken, or the context's error.
+// waitStale watches a lease that looks expired by its holder's clock for
+// its full duration on our clock (see watchUnchanged).
 func (l *lease) waitStale(ctx context.Context, o *coordinationv1.Lease) (*coordinationv1.Lease, error) {
 	d := l.dur
 	if o.Spec.LeaseDurationSeconds != nil {
 		d = max(d, time.Duration(*o.Spec.LeaseDurationSeconds)*time.Second)
 	}
 	l.log.Info("relocation lease looks expired; watching it before taking over", "lease", l.name, "holder", leaseInfo(o).Holder, "for", d)
+	return l.watchUnchanged(ctx, o, d)
+}
+
+// waitGone watches the lease of a holder found dead (holderGone) for one
+// call timeout, in which a request it sent before it died lands (see
+// watchUnchanged).
+func (l *lease) waitGone(ctx context.Context, o *coordinationv1.Lease) (*coordinationv1.Lease, error) {
+	l.log.Warn("relocation lease held by a process of this machine that is gone; taking it over after one call timeout",
+		"lease", l.name, "holder", leaseInfo(o).Holder, "wait", l.call)
+	return l.watchUnchanged(ctx, o, l.call)
+}
+
+// watchUnchanged returns the lease o to take over once its resourceVersion
+// has not changed for d on our clock, nil if it was deleted meanwhile, a
+// *LockedError if it was renewed or taken, or the context's error.
+func (l *lease) watchUnchanged(ctx context.Context, o *coordinationv1.Lease, d time.Duration) (*coordinationv1.Lease, error) {
 	observed := time.Now()
 	for time.Since(observed) < d {
 		t := time.NewTimer(min(d/10, time.Second))

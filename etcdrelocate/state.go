@@ -334,10 +334,13 @@ func (s *State) MemberByPeerURL(u string) *Member {
 }
 
 // Node returns the named node, or nil.
-func (s *State) Node(name string) *Node {
-	for i := range s.Nodes {
-		if s.Nodes[i].Name == name {
-			return &s.Nodes[i]
+func (s *State) Node(name string) *Node { return nodeNamed(s.Nodes, name) }
+
+// nodeNamed returns the node of that name in nodes, or nil.
+func nodeNamed(nodes []Node, name string) *Node {
+	for i := range nodes {
+		if nodes[i].Name == name {
+			return &nodes[i]
 		}
 	}
 	return nil
