@@ -35,7 +35,6 @@ func TestDecodeEntry(t *testing.T) {
 	require.ErrorIs(t, err, errCacheCorrupt, "unknown field")
 }
 
-
 // FuzzDecodeEntry: decodeEntry never panics, and what it accepts encodes
 // back to an entry it accepts again, unchanged.
 func FuzzDecodeEntry(f *testing.F) {
