@@ -33,6 +33,7 @@ func (s *signIn) addFlags(cmd *cobra.Command) {
 func (s *signIn) config(stderr io.Writer) credential.Config {
 	cfg := s.cfg
 	cfg.Prompt = stderr
+	cfg.Logger = slog.New(slog.DiscardHandler)
 	if s.verbose {
 		cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

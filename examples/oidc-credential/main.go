@@ -56,6 +56,9 @@ func newCommand(stdout, stderr io.Writer) *cobra.Command {
 cluster's own public client (PKCE S256), caches the tokens per user and configuration under a
 lock (parallel kubectl commands cause one sign-in), refreshes them, and answers kubectl's exec
 credential protocol (client.authentication.k8s.io/v1).`,
+		RunE: func(*cobra.Command, []string) error {
+			return cli.Usage("a command is required: get-token, logout or kubeconfig")
+		},
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)

@@ -2,12 +2,17 @@ package credential_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,7 +119,7 @@ func TestGetTamperedCache(t *testing.T) {
 
 	good, err := os.ReadFile(files[0])
 	require.NoError(t, err)
-	for i, bad := range [][]byte{good[:len(good)/2], append(good[:len(good)-5:len(good)-5], []byte("xx\"}\n")...), []byte("garbage")} {
+	for i, bad := range [][]byte{good[:len(good)/2], append(good[:len(good)-5:len(good)-5], []byte("xx\"}\n")...), []byte("garbage"), forge(t, good)} {
 		require.NoError(t, os.WriteFile(files[0], bad, 0o600))
 		tok, err := credential.Get(ctx, cfg)
 		require.NoError(t, err)
@@ -234,4 +239,21 @@ func TestGetDeviceCode(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, credential.SourceSignIn, tok.Source)
 	require.Equal(t, f.srv.URL+"/verify", opened)
+}
+
+// forge rewrites a cache file the way an attacker with write access to
+// it would: a well-formed entry, checksum and all, whose ID token carries
+// a forged signature and a refresh token the issuer never issued. Get
+// must trust neither.
+func forge(t *testing.T, good []byte) []byte {
+	_, body, _ := strings.Cut(string(good), "\n")
+	var e map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &e))
+	tok := e["id_token"].(string)
+	e["id_token"] = tok[:strings.LastIndexByte(tok, '.')+1] + base64.RawURLEncoding.EncodeToString([]byte("forged signature"))
+	e["refresh_token"] = "forged"
+	forged, err := json.Marshal(e)
+	require.NoError(t, err)
+	sum := sha256.Sum256(forged)
+	return []byte("tenantkit-oidc-credential v1 " + hex.EncodeToString(sum[:]) + "\n" + string(forged) + "\n")
 }
