@@ -271,6 +271,8 @@ func TestPlugin(t *testing.T) {
 		require.Equal(t, before+1, w.signIns())
 	})
 
+	t.Run("kubectl", func(t *testing.T) { w.kubectl(t) })
+
 	t.Run("device grant", func(t *testing.T) {
 		before := w.signIns()
 		r, err := whoami(ctx, w.restConfig(w.kubeconfig(clusterA, clusterA, t.TempDir(), "--grant=device-code")))
