@@ -63,4 +63,3 @@ func (w *world) kubectl(t *testing.T) {
 	require.Contains(t, stderr.String(), "Unauthorized", "B refuses A's token through kubectl")
 	require.Equal(t, 1, w.signIns()-before)
 }
-
