@@ -202,31 +202,7 @@ func TestPlugin(t *testing.T) {
 	cache := t.TempDir()
 	a := w.kubeconfig(clusterA, clusterA, cache)
 
-	t.Run("16 parallel whoami, one sign-in", func(t *testing.T) {
-		runs := w.runs()
-		var wg sync.WaitGroup
-		errs := make([]error, 16)
-		users := make([]string, 16)
-		for i := range 16 {
-			rc := w.restConfig(a)
-			wg.Go(func() {
-				r, err := whoami(ctx, rc)
-				if errs[i] = err; err == nil {
-					users[i] = r.Status.UserInfo.Username
-				}
-			})
-		}
-		wg.Wait()
-		for i := range 16 {
-			require.NoError(t, errs[i], "invocation %d", i)
-			require.Equal(t, aliceEmail, users[i])
-		}
-		require.Equal(t, 16, w.runs()-runs, "16 plugin processes")
-		t.Logf("16 parallel invocations: %d sign-in(s) started by the plugin, %d login(s) logged by dex", w.signIns(), w.dexLogins())
-		require.Equal(t, 1, w.signIns())
-		require.Equal(t, 1, w.dexLogins())
-	})
-
+	t.Run("16 parallel whoami, one sign-in", func(t *testing.T) { w.parallelWhoami(t, a) })
 	t.Run("A's token refused by B", func(t *testing.T) {
 		_, err := whoami(ctx, w.restConfig(w.kubeconfig(clusterA, clusterB, cache)))
 		require.True(t, apierrors.IsUnauthorized(err), "B accepted a token for A: %v", err)
@@ -280,4 +256,31 @@ func TestPlugin(t *testing.T) {
 		require.Equal(t, aliceEmail, r.Status.UserInfo.Username)
 		require.Equal(t, before+1, w.signIns())
 	})
+}
+
+// parallelWhoami runs 16 whoami at once, each through its own exec
+// authenticator and so its own plugin process: one sign-in for all.
+func (w *world) parallelWhoami(t *testing.T, a *clientcmdapi.Config) {
+	runs := w.runs()
+	var wg sync.WaitGroup
+	errs := make([]error, 16)
+	users := make([]string, 16)
+	for i := range 16 {
+		rc := w.restConfig(a)
+		wg.Go(func() {
+			r, err := whoami(w.ctx, rc)
+			if errs[i] = err; err == nil {
+				users[i] = r.Status.UserInfo.Username
+			}
+		})
+	}
+	wg.Wait()
+	for i := range 16 {
+		require.NoError(t, errs[i], "invocation %d", i)
+		require.Equal(t, aliceEmail, users[i])
+	}
+	require.Equal(t, 16, w.runs()-runs, "16 plugin processes")
+	t.Logf("16 parallel invocations: %d sign-in(s) started by the plugin, %d login(s) logged by dex", w.signIns(), w.dexLogins())
+	require.Equal(t, 1, w.signIns())
+	require.Equal(t, 1, w.dexLogins())
 }
