@@ -92,7 +92,7 @@ func logoutCommand(stdout, stderr io.Writer) *cobra.Command {
 			switch {
 			case res.Revoked:
 				what = append(what, "revoked the refresh token at the issuer")
-			case !res.RevocationOffered && res.Removed:
+			case res.RefreshToken && !res.RevocationOffered && err == nil:
 				what = append(what, "the issuer offers no revocation: its refresh token stays valid there until it expires")
 			}
 			fmt.Fprintln(stdout, strings.Join(what, "; "))

@@ -65,7 +65,7 @@ func TestDex(t *testing.T) {
 
 			res, err := credential.Logout(ctx, cfg)
 			require.NoError(t, err)
-			require.Equal(t, credential.LogoutResult{Removed: true}, res, "dex advertises no revocation_endpoint")
+			require.Equal(t, credential.LogoutResult{Removed: true, RefreshToken: true}, res, "dex advertises no revocation_endpoint")
 			tok, err = credential.Get(ctx, cfg)
 			require.NoError(t, err)
 			require.Equal(t, credential.SourceSignIn, tok.Source)

@@ -211,7 +211,7 @@ func TestLogoutRevokes(t *testing.T) {
 	require.NoError(t, err)
 	res, err := credential.Logout(ctx, cfg)
 	require.NoError(t, err)
-	require.Equal(t, credential.LogoutResult{Removed: true, Revoked: true, RevocationOffered: true}, res)
+	require.Equal(t, credential.LogoutResult{Removed: true, RefreshToken: true, Revoked: true, RevocationOffered: true}, res)
 	require.Len(t, f.revoked, 1)
 	require.Empty(t, f.refresh, "the issuer no longer knows the refresh token")
 
@@ -222,7 +222,7 @@ func TestLogoutRevokes(t *testing.T) {
 	f.noRevoke = true
 	res, err = credential.Logout(ctx, cfg)
 	require.NoError(t, err)
-	require.Equal(t, credential.LogoutResult{Removed: true}, res)
+	require.Equal(t, credential.LogoutResult{Removed: true, RefreshToken: true}, res)
 	res, err = credential.Logout(ctx, cfg)
 	require.NoError(t, err)
 	require.Equal(t, credential.LogoutResult{}, res, "nothing left to remove")

@@ -13,6 +13,8 @@ import (
 type LogoutResult struct {
 	// Removed is true when a cache entry existed and was removed.
 	Removed bool
+	// RefreshToken is true when the entry held a refresh token.
+	RefreshToken bool
 	// Revoked is true when the issuer accepted the revocation of the
 	// cached refresh token (RFC 7009).
 	Revoked bool
@@ -45,6 +47,7 @@ func Logout(ctx context.Context, cfg Config) (LogoutResult, error) {
 	e, _ := st.load(key)
 	var revokeErr error
 	if e.RefreshToken != "" {
+		res.RefreshToken = true
 		iss, err := discover(ctx, cfg)
 		switch {
 		case err != nil:

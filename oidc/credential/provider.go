@@ -20,6 +20,10 @@ type issuer struct {
 	cfg      Config
 	provider *gooidc.Provider
 	oauth    *oauth2.Config
+	// verifier checks signature, iss, exp and nbf (the audience and nonce
+	// are checked by verify, to return typed errors); one key set, fetched
+	// once per process.
+	verifier *gooidc.IDTokenVerifier
 	// revocation is the RFC 7009 endpoint, "" if the issuer offers none.
 	revocation string
 }
@@ -42,7 +46,8 @@ func discover(ctx context.Context, cfg Config) (*issuer, error) {
 	ep := p.Endpoint()
 	ep.AuthStyle = oauth2.AuthStyleInParams // a public client: client_id in the form, no secret
 	return &issuer{cfg: cfg, provider: p, revocation: extra.Revocation,
-		oauth: &oauth2.Config{ClientID: cfg.ClientID, Endpoint: ep, Scopes: cfg.scopes()}}, nil
+		verifier: p.VerifierContext(ctx, &gooidc.Config{SkipClientIDCheck: true, Now: cfg.Now}),
+		oauth:    &oauth2.Config{ClientID: cfg.ClientID, Endpoint: ep, Scopes: cfg.scopes()}}, nil
 }
 
 // context returns ctx carrying the issuer's HTTP client for x/oauth2.
@@ -55,9 +60,7 @@ func (i *issuer) context(ctx context.Context) context.Context {
 // nonce. fresh says the token was issued just now, so that an expired or
 // not yet valid token is the clock's fault (ErrClockSkew).
 func (i *issuer) verify(ctx context.Context, rawID, nonce string, fresh bool) (*gooidc.IDToken, error) {
-	ctx = gooidc.ClientContext(ctx, i.cfg.HTTPClient)
-	v := i.provider.VerifierContext(ctx, &gooidc.Config{SkipClientIDCheck: true, Now: i.cfg.Now})
-	tok, err := v.Verify(ctx, rawID)
+	tok, err := i.verifier.Verify(ctx, rawID)
 	if err != nil {
 		var expired *gooidc.TokenExpiredError
 		switch {
@@ -84,8 +87,9 @@ func (i *issuer) verify(ctx context.Context, rawID, nonce string, fresh bool) (*
 // come from the token's payload, read after the signature was checked
 // with expiry skipped.
 func (i *issuer) skew(rawID string) error {
-	v := i.provider.Verifier(&gooidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, Now: i.cfg.Now})
-	tok, err := v.Verify(context.Background(), rawID)
+	ctx := gooidc.ClientContext(context.Background(), i.cfg.HTTPClient)
+	v := i.provider.VerifierContext(ctx, &gooidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, Now: i.cfg.Now})
+	tok, err := v.Verify(ctx, rawID)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrTokenInvalid, err)
 	}
