@@ -28,7 +28,8 @@ var (
 	ErrClockSkew = errors.New("credential: clock skew with the issuer")
 	// ErrRefreshRejected: the issuer refused the cached refresh token,
 	// because it expired or was revoked ([*RefreshError]). Get signs in
-	// again; the error surfaces only when that is not possible.
+	// again; the error surfaces, joined with the sign-in's, only when that
+	// sign-in fails.
 	ErrRefreshRejected = errors.New("credential: refresh token rejected")
 	// ErrPortInUse: none of the loopback redirect ports could be bound
 	// ([*PortError]).

@@ -27,8 +27,13 @@ func ReadExecInfo() (*clientauthv1.ExecCredential, error) {
 	if raw == "" {
 		return nil, nil
 	}
+	return parseExecInfo([]byte(raw))
+}
+
+// parseExecInfo decodes the value of KUBERNETES_EXEC_INFO.
+func parseExecInfo(raw []byte) (*clientauthv1.ExecCredential, error) {
 	var ec clientauthv1.ExecCredential
-	if err := json.Unmarshal([]byte(raw), &ec); err != nil {
+	if err := json.Unmarshal(raw, &ec); err != nil {
 		return nil, invalidf("%s: %v", ExecInfoEnv, err)
 	}
 	if ec.APIVersion != ExecAPIVersion || ec.Kind != "ExecCredential" {

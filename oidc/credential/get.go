@@ -68,14 +68,18 @@ func Get(ctx context.Context, cfg Config) (*Token, error) {
 	if tok := iss.fromCache(ctx, e); tok != nil {
 		return tok, nil
 	}
-	tok, err := iss.refresh(ctx, &e)
-	if tok != nil || err != nil && !errors.Is(err, ErrRefreshRejected) && !errors.Is(err, ErrTokenInvalid) {
-		if tok != nil {
-			err = st.save(e)
-		}
-		return tok, err
+	tok, refreshErr := iss.refresh(ctx, &e)
+	if tok != nil {
+		return tok, st.save(e)
 	}
-	return iss.signInCached(ctx, st, e)
+	if refreshErr != nil && !errors.Is(refreshErr, ErrRefreshRejected) && !errors.Is(refreshErr, ErrTokenInvalid) {
+		return nil, refreshErr
+	}
+	tok, err = iss.signInCached(ctx, st, e)
+	if err != nil && refreshErr != nil {
+		return nil, errors.Join(refreshErr, err) // why a sign-in was needed, and why it failed
+	}
+	return tok, err
 }
 
 // fromCache returns the cached ID token if it still verifies.

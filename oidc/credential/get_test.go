@@ -64,6 +64,13 @@ func TestGetLifecycle(t *testing.T) {
 	clear(f.refresh) // the issuer revoked every refresh token
 	f.mu.Unlock()
 	f.advance(2 * time.Hour)
+	abandoned := cfg
+	abandoned.Browser, abandoned.SignInTimeout = nil, 100*time.Millisecond
+	_, err = credential.Get(ctx, abandoned)
+	var re *credential.RefreshError
+	require.ErrorAs(t, err, &re, "why a sign-in was needed")
+	require.Equal(t, "invalid_grant", re.Code)
+	require.ErrorIs(t, err, credential.ErrInterrupted, "why it failed")
 	fresh, err := credential.Get(ctx, cfg)
 	require.NoError(t, err)
 	require.Equal(t, credential.SourceSignIn, fresh.Source)
