@@ -44,6 +44,9 @@
 //     a token for cluster A is refused by cluster B: render the apiserver
 //     AuthenticationConfiguration, Keycloak clients, user kubeconfigs and
 //     RBAC bindings, and verify tokens exactly as kube-apiserver does.
+//   - [github.com/cozystack/tenantkit/oidc/credential]: the kubectl user's
+//     sign-in (go-oidc v3, PKCE, device grant, refresh), a per-user cache
+//     locked across processes, and the ExecCredential kubectl reads.
 //   - [github.com/cozystack/tenantkit/gpushare]: HAMi-compatible fractional
 //     GPU accounting: annotation codecs, fit and score with HAMi's rules, a
 //     live ledger, explanations, what-if, NVML discovery.

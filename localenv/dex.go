@@ -31,6 +31,11 @@ const DexKubectlClient = "kubectl"
 // (dex's mockCallback: user kilgore@kilgore.trout, group "authors").
 const DexMockConnector = "mock"
 
+// DexDeviceCodeGrant is the device authorization grant (RFC 8628), which
+// dex allows with PKCE: code_challenge on /device/code, code_verifier on
+// /token.
+const DexDeviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
+
 // DexConfig configures dex, the OpenID provider of the environment.
 type DexConfig struct {
 	// Port is the HTTPS port on 127.0.0.1; zero picks a free one.
@@ -75,7 +80,8 @@ type Dex struct {
 // StartDex starts dex over HTTPS on loopback with a certificate from the
 // environment's CA: static public client kubectl, one client per entry in
 // cfg.Clients trusting kubectl, static password users with groups, the
-// password grant and auth-code with PKCE through the mock connector. It
+// password grant, auth-code with PKCE through the mock connector or the
+// login form (see SignIn), and the device authorization grant. It
 // waits until discovery answers; Stop stops it with the environment.
 func (e *Env) StartDex(ctx context.Context, cfg DexConfig) (*Dex, error) {
 	if e.ca == nil {
@@ -151,7 +157,7 @@ func (d *Dex) writeConfig(port int, cfg DexConfig) (string, error) {
 		"issuer": d.IssuerURL,
 		"web":    map[string]any{"https": fmt.Sprintf("127.0.0.1:%d", port), "tlsCert": certFile, "tlsKey": keyFile},
 		"oauth2": map[string]any{"skipApprovalScreen": true, "passwordConnector": "local",
-			"grantTypes": []string{"authorization_code", "refresh_token", "password"}},
+			"grantTypes": []string{"authorization_code", "refresh_token", "password", DexDeviceCodeGrant}},
 		"expiry":           map[string]any{"idTokens": ttl.String()},
 		"enablePasswordDB": true,
 		"staticClients":    clients,

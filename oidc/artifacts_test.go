@@ -78,6 +78,27 @@ func TestKubeconfig(t *testing.T) {
 		_, err = oidc.RenderKubeconfig(s)
 		require.ErrorIs(t, err, oidc.ErrInvalidConfig)
 	})
+
+	t.Run("tenantkit plugin", func(t *testing.T) {
+		s := spec
+		s.Plugin = oidc.PluginTenantkit
+		s.IssuerCertificateAuthority = testCA(t)
+		kc, err := oidc.RenderKubeconfig(s)
+		require.NoError(t, err)
+		golden(t, "kubeconfig-tenantkit", kc.YAML)
+		exec := kc.Config.AuthInfos["kubernetes-prod-oidc"].Exec
+		require.Equal(t, "oidc-credential", exec.Command)
+		require.Equal(t, oidc.TenantkitInstallHint, exec.InstallHint)
+		require.Equal(t, "get-token", exec.Args[0])
+		require.Contains(t, exec.Args, "--client-id="+acme.ClientID())
+
+		s.PKCE = oidc.PKCEMethodS256
+		_, err = oidc.RenderKubeconfig(s)
+		require.ErrorIs(t, err, oidc.ErrInvalidConfig, "a kubelogin flag for the tenantkit plugin")
+		s.PKCE, s.Plugin = "", "pinniped"
+		_, err = oidc.RenderKubeconfig(s)
+		require.ErrorIs(t, err, oidc.ErrInvalidConfig)
+	})
 }
 
 // chartExecArgs returns the exec arguments of the chart's kubeconfig as

@@ -34,7 +34,9 @@
 // For users, [KubeconfigSpecFor] fills a [KubeconfigSpec] from the model
 // and the [KubeconfigFacts] the values do not hold, and [RenderKubeconfig]
 // renders the kubeconfig (client-go types, YAML and the Secret Cozystack
-// publishes) with kubectl oidc-login's exec block. An [RBAC] client on the
+// publishes) with kubectl oidc-login's exec block, or, with
+// [PluginTenantkit], tenantkit's own plugin (package oidc/credential: the
+// sign-in, its cache and the ExecCredential kubectl reads). An [RBAC] client on the
 // tenant cluster plans the users' ClusterRoleBindings against what the
 // cluster has ([RBAC.Plan], a printable dry run), carries a plan out
 // ([RBAC.Execute]) or does both ([RBAC.Sync]).

@@ -1,9 +1,11 @@
 package oidc
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
 
+	"github.com/cozystack/tenantkit/oidc/credential"
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
 	corev1 "k8s.io/api/core/v1"
@@ -58,17 +60,21 @@ type KubeconfigSpec struct {
 	// email and groups).
 	ExtraScopes []string
 	// Command overrides the plugin command (default "kubectl", which runs
-	// "kubectl oidc-login").
+	// "kubectl oidc-login"; with PluginTenantkit "oidc-credential").
 	Command string
 	// ExtraArgs are appended to the plugin's arguments, for example
 	// "--grant-type=password" or "--token-cache-dir=...".
 	ExtraArgs []string
 	// PKCE is the flag that turns PKCE on. Empty means PKCEUsePKCE, as the
 	// chart writes it; PKCEMethodS256 needs a kubelogin from 2025 on.
+	// PluginTenantkit always uses PKCE S256 and refuses a PKCE flag.
 	PKCE PKCEFlag
 	// InstallHint is shown by kubectl when the plugin is missing. Empty
 	// means none, as the chart writes it.
 	InstallHint string
+	// Plugin is the credential plugin the kubeconfig runs: empty means
+	// PluginKubelogin, as the chart writes it.
+	Plugin Plugin
 	// ChartVersion is the installed chart's version, for the helm.sh/chart
 	// label of Kubeconfig.Secret (see ChartLabels); "" is the source's 0.0.0.
 	ChartVersion string
@@ -76,6 +82,23 @@ type KubeconfigSpec struct {
 
 // SuggestedInstallHint is an InstallHint for kubectl oidc-login.
 const SuggestedInstallHint = "kubectl oidc-login is required: kubectl krew install oidc-login (https://github.com/int128/kubelogin)"
+
+// Plugin is the exec credential plugin a user kubeconfig runs.
+type Plugin string
+
+const (
+	// PluginKubelogin is kubelogin (kubectl oidc-login get-token ...), what
+	// the chart's bootstrap Job writes.
+	PluginKubelogin Plugin = "kubelogin"
+	// PluginTenantkit is tenantkit's own plugin, the example
+	// oidc-credential (oidc-credential get-token ..., package
+	// oidc/credential): PKCE S256, a cache locked across processes, device
+	// grant, logout with revocation.
+	PluginTenantkit Plugin = "tenantkit"
+)
+
+// TenantkitInstallHint is the InstallHint PluginTenantkit gets by default.
+const TenantkitInstallHint = "oidc-credential is required: go install github.com/cozystack/tenantkit/examples/oidc-credential@latest"
 
 // Kubeconfig is a user kubeconfig for a tenant cluster, as
 // RenderKubeconfig renders it: the same content three ways.
@@ -99,7 +122,10 @@ type Kubeconfig struct {
 // interactiveMode IfAvailable, provideClusterInfo, no install hint).
 // Cluster and context are named after the release, the user
 // "<release>-oidc". A private issuer CA and ExtraArgs follow the chart's
-// arguments. A spec without Server or IssuerURL, or with an unknown PKCE
+// arguments. With Plugin PluginTenantkit the exec block runs tenantkit's
+// own plugin instead: `oidc-credential get-token --issuer-url=…
+// --client-id=… --scope=email --scope=groups` (credential.Config.Args).
+// A spec without Server or IssuerURL, with an unknown plugin or PKCE
 // flag, is refused (ErrInvalidConfig).
 func RenderKubeconfig(spec KubeconfigSpec) (*Kubeconfig, error) {
 	cfg, err := buildKubeconfig(spec)
@@ -131,32 +157,9 @@ func buildKubeconfig(spec KubeconfigSpec) (*clientcmdapi.Config, error) {
 	if clientID == "" {
 		clientID = spec.Cluster.ClientID()
 	}
-	scopes := spec.ExtraScopes
-	if scopes == nil {
-		scopes = []string{"email", "groups"}
-	}
-	args := []string{"oidc-login", "get-token",
-		"--oidc-issuer-url=" + spec.IssuerURL,
-		"--oidc-client-id=" + clientID,
-	}
-	for _, s := range scopes {
-		args = append(args, "--oidc-extra-scope="+s)
-	}
-	pkce := spec.PKCE
-	if pkce == "" {
-		pkce = PKCEUsePKCE
-	}
-	if pkce != PKCEUsePKCE && pkce != PKCEMethodS256 {
-		return nil, invalidf("unknown PKCE flag %q (want %s or %s)", pkce, PKCEUsePKCE, PKCEMethodS256)
-	}
-	args = append(args, string(pkce))
-	if len(spec.IssuerCertificateAuthority) > 0 {
-		args = append(args, "--certificate-authority-data="+base64.StdEncoding.EncodeToString(spec.IssuerCertificateAuthority))
-	}
-	args = append(args, spec.ExtraArgs...)
-	command := spec.Command
-	if command == "" {
-		command = "kubectl"
+	command, args, hint, err := pluginExec(spec, clientID)
+	if err != nil {
+		return nil, err
 	}
 	name := spec.Cluster.Release()
 	user := name + "-oidc"
@@ -168,11 +171,45 @@ func buildKubeconfig(spec KubeconfigSpec) (*clientcmdapi.Config, error) {
 		Args:               args,
 		InteractiveMode:    clientcmdapi.IfAvailableExecInteractiveMode,
 		ProvideClusterInfo: true,
-		InstallHint:        spec.InstallHint,
+		InstallHint:        hint,
 	}}
 	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: user}
 	cfg.CurrentContext = name
 	return cfg, nil
+}
+
+// pluginExec returns the exec command, arguments and install hint of
+// spec's plugin.
+func pluginExec(spec KubeconfigSpec, clientID string) (string, []string, string, error) {
+	scopes := spec.ExtraScopes
+	if scopes == nil {
+		scopes = []string{"email", "groups"}
+	}
+	switch spec.Plugin {
+	case "", PluginKubelogin:
+	case PluginTenantkit:
+		if spec.PKCE != "" {
+			return "", nil, "", invalidf("PKCE flag %q is kubelogin's; the tenantkit plugin always uses PKCE S256", spec.PKCE)
+		}
+		args := append([]string{"get-token"}, credential.Config{IssuerURL: spec.IssuerURL, ClientID: clientID, Scopes: scopes,
+			CertificateAuthority: spec.IssuerCertificateAuthority}.Args()...)
+		return cmp.Or(spec.Command, "oidc-credential"), append(args, spec.ExtraArgs...), cmp.Or(spec.InstallHint, TenantkitInstallHint), nil
+	default:
+		return "", nil, "", invalidf("unknown credential plugin %q (want %s or %s)", spec.Plugin, PluginKubelogin, PluginTenantkit)
+	}
+	args := []string{"oidc-login", "get-token", "--oidc-issuer-url=" + spec.IssuerURL, "--oidc-client-id=" + clientID}
+	for _, s := range scopes {
+		args = append(args, "--oidc-extra-scope="+s)
+	}
+	pkce := cmp.Or(spec.PKCE, PKCEUsePKCE)
+	if pkce != PKCEUsePKCE && pkce != PKCEMethodS256 {
+		return "", nil, "", invalidf("unknown PKCE flag %q (want %s or %s)", pkce, PKCEUsePKCE, PKCEMethodS256)
+	}
+	args = append(args, string(pkce))
+	if len(spec.IssuerCertificateAuthority) > 0 {
+		args = append(args, "--certificate-authority-data="+base64.StdEncoding.EncodeToString(spec.IssuerCertificateAuthority))
+	}
+	return cmp.Or(spec.Command, "kubectl"), append(args, spec.ExtraArgs...), spec.InstallHint, nil
 }
 
 // KubeconfigFacts is what a user kubeconfig needs that a Kubernetes

@@ -260,7 +260,7 @@ func (o *options) showRBAC(ctx context.Context, a *tenantCluster, tokens map[str
 // writeKubeconfig writes the kubeconfig alice would download for A.
 func (o *options) writeKubeconfig(a *tenantCluster, dex *localenv.Dex) error {
 	kc, err := oidc.RenderKubeconfig(oidc.KubeconfigSpec{Cluster: a.Cluster, Server: a.api.URL, CertificateAuthority: a.api.CAPEM,
-		IssuerURL: dex.IssuerURL, IssuerCertificateAuthority: dex.CAPEM})
+		IssuerURL: dex.IssuerURL, IssuerCertificateAuthority: dex.CAPEM, Plugin: oidc.Plugin(o.plugin)})
 	if err != nil {
 		return err
 	}
@@ -268,8 +268,12 @@ func (o *options) writeKubeconfig(a *tenantCluster, dex *localenv.Dex) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.out, "\nalice's kubeconfig for %s: %s\n(kubectl oidc-login, client %s; valid while the environment runs)\n\n",
-		a.Cluster, path, a.ClientID())
+	plugin := "kubectl oidc-login"
+	if o.plugin == string(oidc.PluginTenantkit) {
+		plugin = "oidc-credential"
+	}
+	fmt.Fprintf(o.out, "\nalice's kubeconfig for %s: %s\n(%s, client %s; valid while the environment runs)\n\n",
+		a.Cluster, path, plugin, a.ClientID())
 	return nil
 }
 

@@ -18,6 +18,9 @@
 // Secret, the Keycloak client objects, the users' ClusterRoleBindings (as a
 // plan against the tenant cluster when it answers) and the OIDC kubeconfig.
 // It writes files under --out and changes nothing, unless --apply-rbac.
+// --plugin=tenantkit makes the OIDC kubeconfig run tenantkit's own plugin
+// (examples/oidc-credential) instead of kubelogin: the `cozystack
+// kubeconfig --oidc` helper, from the cluster's real values.
 //
 //	oidc-login --kubeconfig mgmt.kubeconfig --namespace tenant-acme --cluster prod --out ./prod-oidc
 //
@@ -34,6 +37,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cozystack/tenantkit/cli"
+	"github.com/cozystack/tenantkit/oidc"
 )
 
 type options struct {
@@ -43,6 +47,7 @@ type options struct {
 	cluster   string
 	outDir    string
 	applyRBAC bool
+	plugin    string
 	timeout   cli.Timeout
 }
 
@@ -75,6 +80,7 @@ cluster into --out, without changing anything (unless --apply-rbac).`,
 	f.StringVar(&o.cluster, "cluster", "", "name of the tenant Kubernetes application (with --kubeconfig)")
 	f.StringVar(&o.outDir, "out", "", "directory the rendered files are written to (default: with --kubeconfig ./<namespace>-<cluster>-oidc; embedded, a temporary directory removed at the end)")
 	f.BoolVar(&o.applyRBAC, "apply-rbac", false, "with --kubeconfig: apply the users' ClusterRoleBindings in the tenant cluster")
+	f.StringVar(&o.plugin, "plugin", string(oidc.PluginKubelogin), "credential plugin of the OIDC kubeconfig written: kubelogin (as the chart) or tenantkit (examples/oidc-credential)")
 	o.timeout.AddFlag(f)
 	return cmd
 }

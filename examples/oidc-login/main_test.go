@@ -82,6 +82,15 @@ func TestRemote(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, crbs.Items, 2)
 
+	// The tenantkit plugin instead of kubelogin.
+	o.plugin = "tenantkit"
+	o.applyRBAC = false
+	require.NoError(t, o.run(ctx))
+	kc, err = os.ReadFile(filepath.Join(o.outDir, "oidc.kubeconfig"))
+	require.NoError(t, err)
+	require.Contains(t, string(kc), "command: oidc-credential")
+	require.Contains(t, string(kc), "--client-id=tenant-root-kubernetes-prod")
+
 	// A second run finds nothing to do.
 	out.Reset()
 	o.applyRBAC = false

@@ -106,6 +106,7 @@ func (o *options) renderKubeconfig(ctx context.Context, cl *cozystack.Cluster, a
 	if err != nil {
 		return remoteErr(err)
 	}
+	spec.Plugin = oidc.Plugin(o.plugin)
 	kc, err := oidc.RenderKubeconfig(spec)
 	if err != nil {
 		return err
