@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -58,6 +59,29 @@ var approximateActions = map[string]string{
 // for gr on obj, as Velero does before comparing or creating
 // (restore.go:1600-1640). It returns the object to compare.
 func applyRestoreAction(gr string, obj map[string]any, mapping map[string]string, preserveNodePorts bool) (map[string]any, error) {
+	out, err := restoreAction(gr, obj, mapping, preserveNodePorts)
+	if err != nil || sameMap(out, obj) {
+		return out, err
+	}
+	// The action went through a typed object. Velero v1.18.3 is built with
+	// k8s.io/apimachinery v0.33 (its go.mod), whose ObjectMeta has
+	// creationTimestamp "omitempty" but not "omitzero": converting back to
+	// unstructured writes "creationTimestamp": null, which then differs
+	// from the cluster's copy. v0.37 leaves it out; put it back.
+	if md, ok := out["metadata"].(map[string]any); ok {
+		if _, set := md["creationTimestamp"]; !set {
+			md["creationTimestamp"] = nil
+		}
+	}
+	return out, nil
+}
+
+// sameMap reports whether a and b are the same map (not a copy).
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+func restoreAction(gr string, obj map[string]any, mapping map[string]string, preserveNodePorts bool) (map[string]any, error) {
 	switch gr {
 	case "services":
 		var s corev1.Service

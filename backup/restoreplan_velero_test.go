@@ -1,0 +1,239 @@
+package backup_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/cozystack/tenantkit/backup"
+	"github.com/cozystack/tenantkit/localenv"
+)
+
+var (
+	gadgets      = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}
+	clusterRoles = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}
+	namespacesR  = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	veleroBackup = schema.GroupVersionResource{Group: "velero.io", Version: "v1", Resource: "backups"}
+	veleroRest   = schema.GroupVersionResource{Group: "velero.io", Version: "v1", Resource: "restores"}
+	// genKinds are the namespaced kinds the test generates.
+	genKinds = []schema.GroupVersionResource{
+		{Version: "v1", Resource: "configmaps"}, {Version: "v1", Resource: "secrets"},
+		{Version: "v1", Resource: "services"}, {Group: "apps", Version: "v1", Resource: "deployments"}, gadgets,
+	}
+)
+
+// restoreSeed returns TENANTKIT_RESTORE_SEED, or a new seed to log.
+func restoreSeed() uint64 {
+	if v, err := strconv.ParseUint(os.Getenv("TENANTKIT_RESTORE_SEED"), 10, 64); err == nil {
+		return v
+	}
+	return uint64(time.Now().UnixNano())
+}
+
+// TestRestorePlanAgainstVelero seeds generated namespaces of mixed
+// objects, backs them up with the real Velero, changes the cluster at
+// random, and then, for restores under each existingResourcePolicy and
+// with a namespace mapping, checks that Velero's restored-resource list
+// is the preview's, item by item, and that CheckRestore finds nothing
+// missing. Replay a failure with TENANTKIT_RESTORE_SEED.
+func TestRestorePlanAgainstVelero(t *testing.T) {
+	seed := restoreSeed()
+	t.Logf("seed %d (TENANTKIT_RESTORE_SEED=%d replays it)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	e := startS3(t, localenv.Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	a := newCluster(t, e.env.RESTConfig())
+	createGadgetCRD(t, ctx, a)
+	seedObjects(t, ctx, a, rng)
+
+	_, err := e.env.StartVelero(ctx, localenv.VeleroConfig{})
+	require.NoError(t, err)
+	_, err = a.velero.ApplyLocation(ctx, backup.LocationSpec{Credentials: e.creds, CACertPEM: e.s3.CAPEM})
+	require.NoError(t, err)
+	_, err = a.velero.WaitLocationAvailable(ctx, "default")
+	require.NoError(t, err)
+	yes := true
+	createVelero(t, ctx, a, veleroBackup, &velerov1.Backup{ObjectMeta: metav1.ObjectMeta{Name: "gen"},
+		Spec: velerov1.BackupSpec{IncludedNamespaces: []string{"gen-*"}, IncludeClusterResources: &yes,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tenantkit.io/gen": "1"}}}})
+	_, err = a.velero.WaitBackup(ctx, "gen", backup.WaitOptions{})
+	require.NoError(t, err)
+	store := e.store(t, backup.S3Config{}, "")
+	target, err := backup.NewRestoreTarget(a.rc)
+	require.NoError(t, err)
+
+	agree, total := 0, 0
+	restore := func(name string, spec velerov1.RestoreSpec) {
+		t.Helper()
+		mutate(t, ctx, a, rng)
+		before := versions(t, ctx, a)
+		plan, err := store.PlanRestore(ctx, "gen", target, backup.PlanOptions{Spec: spec})
+		require.NoError(t, err)
+		require.Equal(t, before, versions(t, ctx, a), "a preview changed the cluster")
+		t.Logf("%s: %s", name, plan)
+		spec.BackupName = "gen"
+		createVelero(t, ctx, a, veleroRest, &velerov1.Restore{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
+		_, err = a.velero.WaitRestore(ctx, name, backup.WaitOptions{})
+		require.NoError(t, err)
+		var velero map[string]string
+		require.Eventually(t, func() bool {
+			velero, err = store.RestoredResources(ctx, name)
+			return err == nil
+		}, time.Minute, 250*time.Millisecond, "Velero's restored-resource list never appeared")
+		planned := plan.VeleroResults()
+		diff := backup.CompareResults(planned, velero)
+		total += len(planned) + len(diff)
+		agree += len(planned) + len(diff) - 2*len(diff)
+		require.Empty(t, diff, "preview and Velero disagree (seed %d)", seed)
+		check, err := store.CheckRestore(ctx, name, target, backup.CheckOptions{Backup: "gen", Spec: spec, Plan: plan})
+		require.NoError(t, err)
+		require.Empty(t, check.Missing, "seed %d", seed)
+		require.Empty(t, check.Different, "seed %d", seed)
+		require.True(t, check.OK())
+	}
+	restore("gen-none", velerov1.RestoreSpec{})
+	restore("gen-update", velerov1.RestoreSpec{ExistingResourcePolicy: velerov1.PolicyTypeUpdate})
+	restore("gen-none-explicit", velerov1.RestoreSpec{ExistingResourcePolicy: velerov1.PolicyTypeNone,
+		ExcludedResources: []string{"secrets"}, RestoreStatus: &velerov1.RestoreStatusSpec{IncludedResources: []string{"gadgets.example.com"}}})
+	restore("gen-mapped", velerov1.RestoreSpec{IncludedNamespaces: []string{"gen-0"},
+		NamespaceMapping: map[string]string{"gen-0": "gen-0-copy"},
+		LabelSelector:    &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"b"}}}}})
+	t.Logf("agreement with Velero: %d of %d items (seed %d)", agree, total, seed)
+}
+
+func createVelero(t *testing.T, ctx context.Context, c *cluster, gvr schema.GroupVersionResource, obj runtime.Object) {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	require.NoError(t, err)
+	u := &unstructured.Unstructured{Object: m}
+	u.SetAPIVersion("velero.io/v1")
+	u.SetKind(map[string]string{"backups": "Backup", "restores": "Restore"}[gvr.Resource])
+	_, err = c.dyn.Resource(gvr).Namespace("cozy-velero").Create(ctx, u, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
+func createGadgetCRD(t *testing.T, ctx context.Context, c *cluster) {
+	t.Helper()
+	ext, err := apiextclient.NewForConfig(c.rc)
+	require.NoError(t, err)
+	preserve := true
+	_, err = ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, &apiextv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "gadgets.example.com", Labels: map[string]string{"tenantkit.io/gen": "1"}},
+		Spec: apiextv1.CustomResourceDefinitionSpec{Group: "example.com", Scope: apiextv1.NamespaceScoped,
+			Names: apiextv1.CustomResourceDefinitionNames{Plural: "gadgets", Singular: "gadget", Kind: "Gadget", ListKind: "GadgetList"},
+			Versions: []apiextv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}}}}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := c.dyn.Resource(gadgets).Namespace("default").List(ctx, metav1.ListOptions{})
+		return err == nil
+	}, 30*time.Second, 200*time.Millisecond)
+}
+
+// genObject returns a generated object of kind gvr.
+func genObject(gvr schema.GroupVersionResource, ns, name string, rng *rand.Rand) *unstructured.Unstructured {
+	tier := []string{"a", "b"}[rng.IntN(2)]
+	md := map[string]any{"name": name, "namespace": ns, "labels": map[string]any{"tenantkit.io/gen": "1", "tier": tier, "app": name}}
+	val := fmt.Sprintf("v%d", rng.IntN(1000))
+	var obj map[string]any
+	switch gvr.Resource {
+	case "configmaps":
+		obj = map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"k": val}}
+	case "secrets":
+		obj = map[string]any{"apiVersion": "v1", "kind": "Secret", "type": "Opaque", "stringData": map[string]any{"k": val}}
+	case "services":
+		obj = map[string]any{"apiVersion": "v1", "kind": "Service", "spec": map[string]any{
+			"selector": map[string]any{"app": name}, "ports": []any{map[string]any{"name": "http", "port": int64(80)}}}}
+	case "deployments":
+		obj = map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{
+			"replicas": int64(1), "selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": name}},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx:" + val}}}}}}
+	case "gadgets":
+		obj = map[string]any{"apiVersion": "example.com/v1", "kind": "Gadget", "spec": map[string]any{"size": int64(rng.IntN(9)), "v": val}}
+	}
+	obj["metadata"] = md
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// seedObjects creates namespaces gen-0..gen-2 with 1-3 objects of each
+// kind, and a cluster-scoped ClusterRole, all labelled for the backup.
+func seedObjects(t *testing.T, ctx context.Context, c *cluster, rng *rand.Rand) {
+	t.Helper()
+	for i := range 3 {
+		ns := fmt.Sprintf("gen-%d", i)
+		_, err := c.dyn.Resource(namespacesR).Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns, "labels": map[string]any{"tenantkit.io/gen": "1"}}}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		for _, gvr := range genKinds {
+			for j := range 1 + rng.IntN(3) {
+				_, err := c.dyn.Resource(gvr).Namespace(ns).Create(ctx, genObject(gvr, ns, fmt.Sprintf("%s-%d", gvr.Resource[:3], j), rng), metav1.CreateOptions{})
+				require.NoError(t, err)
+			}
+		}
+	}
+	_, err := c.dyn.Resource(clusterRoles).Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+		"metadata": map[string]any{"name": "gen-reader", "labels": map[string]any{"tenantkit.io/gen": "1"}},
+		"rules":    []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps"}, "verbs": []any{"get"}}}}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
+// mutate changes the cluster at random: deletes objects, edits others,
+// and replaces some with new objects of the same name.
+func mutate(t *testing.T, ctx context.Context, c *cluster, rng *rand.Rand) {
+	t.Helper()
+	for i := range 3 {
+		ns := fmt.Sprintf("gen-%d", i)
+		for _, gvr := range genKinds {
+			list, err := c.dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+			require.NoError(t, err)
+			for _, obj := range list.Items {
+				r := c.dyn.Resource(gvr).Namespace(ns)
+				switch rng.IntN(5) {
+				case 0:
+					require.NoError(t, r.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}))
+				case 1:
+					l := obj.GetLabels()
+					l["edited"] = strconv.Itoa(rng.IntN(100))
+					obj.SetLabels(l)
+					_, err := r.Update(ctx, &obj, metav1.UpdateOptions{})
+					require.NoError(t, err)
+				case 2:
+					require.NoError(t, r.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}))
+					_, err := r.Create(ctx, genObject(gvr, ns, obj.GetName(), rng), metav1.CreateOptions{})
+					require.NoError(t, err)
+				}
+			}
+		}
+	}
+}
+
+// versions returns the resourceVersion of every generated object.
+func versions(t *testing.T, ctx context.Context, c *cluster) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, gvr := range append(append([]schema.GroupVersionResource{}, genKinds...), clusterRoles, namespacesR) {
+		list, err := c.dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+		require.NoError(t, err)
+		for _, o := range list.Items {
+			out[gvr.Resource+" "+o.GetNamespace()+"/"+o.GetName()] = o.GetResourceVersion()
+		}
+	}
+	return out
+}
