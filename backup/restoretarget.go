@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
@@ -65,13 +66,16 @@ func newClusterView(ctx context.Context, t RestoreTarget, keep bool) (*clusterVi
 	if t.Dynamic == nil || t.Discovery == nil {
 		return nil, &ClusterError{Op: "config", Err: errNoTarget}
 	}
-	groups, err := restmapper.GetAPIGroupResources(t.Discovery)
+	// One discovery read: the shortcut expander would otherwise ask the
+	// server again for every name it resolves.
+	disc := memory.NewMemCacheClient(t.Discovery)
+	groups, err := restmapper.GetAPIGroupResources(disc)
 	if err != nil {
 		return nil, &ClusterError{Op: "discovery", Err: err}
 	}
 	cv := &clusterView{target: t, namespaces: map[string]bool{}, seed: maphash.MakeSeed(),
 		live: map[string]liveObject{}, keep: keep, served: map[string]schema.GroupVersionResource{},
-		mapper: restmapper.NewShortcutExpander(restmapper.NewDiscoveryRESTMapper(groups), t.Discovery, func(string) {})}
+		mapper: restmapper.NewShortcutExpander(restmapper.NewDiscoveryRESTMapper(groups), disc, func(string) {})}
 	nsGVR := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 	err = cv.list(ctx, nsGVR, "", func(u *unstructured.Unstructured) { cv.namespaces[u.GetName()] = true })
 	if err != nil {
