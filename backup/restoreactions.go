@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"reflect"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -52,7 +53,6 @@ var approximateActions = map[string]string{
 	"jobs.batch":             "the job action drops controller-uid selectors (pkg/restore/actions/job_action.go)",
 	"persistentvolumeclaims": "the PVC action and volume handling rewrite claims (pkg/restore/actions/pvc_action.go)",
 	"persistentvolumes":      "volumes are reprovisioned or restored from snapshots (restore.go:1511-1590)",
-	"serviceaccounts":        "Velero merges service accounts instead of skipping them (restore.go:1880-1913)",
 }
 
 // applyRestoreAction runs the model of the built-in restore item action
@@ -103,6 +103,20 @@ func restoreAction(gr string, obj map[string]any, mapping map[string]string, pre
 		delete(s.Data, "token")
 		delete(s.Data, "ca.crt")
 		return runtime.DefaultUnstructuredConverter.ToUnstructured(&s)
+	case "serviceaccounts":
+		// pkg/restore/actions/service_account_action.go:49-80: the
+		// <name>-token- secret reference goes (the last one only).
+		var sa corev1.ServiceAccount
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &sa); err != nil {
+			return nil, err
+		}
+		for i := len(sa.Secrets) - 1; i >= 0; i-- {
+			if strings.HasPrefix(sa.Secrets[i].Name, sa.Name+"-token-") {
+				sa.Secrets = append(sa.Secrets[:i], sa.Secrets[i+1:]...)
+				break
+			}
+		}
+		return runtime.DefaultUnstructuredConverter.ToUnstructured(&sa)
 	case "customresourcedefinitions.apiextensions.k8s.io":
 		return crdAction(obj)
 	case "rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io":

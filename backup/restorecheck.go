@@ -106,6 +106,12 @@ func (c *RestoreCheck) checkItem(pl *planner, it *PlanItem, obj map[string]any) 
 	switch {
 	case !exists:
 		c.Missing = append(c.Missing, CheckItem{PlanItem: *it, Velero: velero, Problem: "not in the cluster"})
+	case it.Resource == "serviceaccounts" && velero == "updated":
+		// Velero merged it: the backup's labels, annotations and secrets
+		// must be there, the rest is the cluster's.
+		if saMergeAdds(obj, lo.obj) {
+			c.Different = append(c.Different, CheckItem{PlanItem: *it, Velero: velero, Problem: "lacks labels, annotations or secrets of the backup's"})
+		}
 	case (velero == "created" || velero == "updated") && !it.Approximate:
 		if diff := subsetDiff("", stripRestoreLabels(obj), stripRestoreLabels(lo.obj), nil); len(diff) > 0 {
 			ci := CheckItem{PlanItem: *it, Velero: velero, Problem: "differs from the backup"}

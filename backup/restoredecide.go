@@ -49,8 +49,13 @@ func (pl *planner) decide(it *PlanItem, u *unstructured.Unstructured) {
 		return
 	}
 	switch {
+	case gr == "serviceaccounts" && !saMergeAdds(obj, lo.obj):
+		it.Action, it.VeleroResult = RestoreExistsKept, "skipped"
+		it.Reason = "service account: the cluster's has every label, annotation and secret of the backup's, so Velero's merge changes nothing"
+		return
 	case gr == "serviceaccounts":
 		it.Action, it.VeleroResult = RestoreUpdate, "updated"
+		it.Reason = "service account: Velero merges the backup's labels, annotations and secrets into the cluster's (restore.go:1880-1913)"
 	case pl.spec.ExistingResourcePolicy == velerov1.PolicyTypeUpdate:
 		it.Action, it.VeleroResult = RestoreUpdate, "updated"
 	default:
@@ -62,6 +67,38 @@ func (pl *planner) decide(it *PlanItem, u *unstructured.Unstructured) {
 	if len(pl.diffs) < maxDiffs {
 		pl.diffs[len(pl.items)] = obj
 	}
+}
+
+// saMergeAdds reports whether Velero's service account merge adds
+// anything to the cluster's copy: labels, annotations, secrets or image
+// pull secrets it lacks (pkg/restore/merge_service_account.go:32-60). When
+// it adds nothing the patch is empty and the item is skipped.
+func saMergeAdds(backup, live map[string]any) bool {
+	for _, f := range [][]string{{"metadata", "labels"}, {"metadata", "annotations"}} {
+		b, _, _ := unstructured.NestedStringMap(backup, f...)
+		l, _, _ := unstructured.NestedStringMap(live, f...)
+		for k := range b {
+			if _, ok := l[k]; !ok {
+				return true
+			}
+		}
+	}
+	for _, f := range []string{"secrets", "imagePullSecrets"} {
+		have := map[string]bool{}
+		l, _, _ := unstructured.NestedSlice(live, f)
+		for _, e := range l {
+			if m, ok := e.(map[string]any); ok {
+				have[fmt.Sprint(m["name"])] = true
+			}
+		}
+		b, _, _ := unstructured.NestedSlice(backup, f)
+		for _, e := range b {
+			if m, ok := e.(map[string]any); ok && !have[fmt.Sprint(m["name"])] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // normalizeBackup turns a backed-up item into what Velero compares with

@@ -26,8 +26,9 @@ const (
 	// to the backed-up version (existingResourcePolicy update, and
 	// service accounts always) ("updated").
 	RestoreUpdate RestoreAction = "update"
-	// RestoreExistsKept: a namespace that exists already; Velero uses it
-	// as it is, without comparing (not listed by Velero).
+	// RestoreExistsKept: a namespace that exists already, which Velero
+	// uses as it is without comparing (not listed by Velero); or a
+	// service account to which Velero's merge adds nothing ("skipped").
 	RestoreExistsKept RestoreAction = "exists-kept"
 	// RestoreExcluded: left out by the restore spec (resources,
 	// namespaces, cluster scope, label selectors).

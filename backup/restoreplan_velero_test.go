@@ -13,6 +13,7 @@ import (
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,6 +31,7 @@ var (
 	veleroRest   = schema.GroupVersionResource{Group: "velero.io", Version: "v1", Resource: "restores"}
 	// genKinds are the namespaced kinds the test generates.
 	genKinds = []schema.GroupVersionResource{
+		{Version: "v1", Resource: "serviceaccounts"}, {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
 		{Version: "v1", Resource: "configmaps"}, {Version: "v1", Resource: "secrets"},
 		{Version: "v1", Resource: "services"}, {Group: "apps", Version: "v1", Resource: "deployments"}, gadgets,
 	}
@@ -107,11 +109,15 @@ func TestRestorePlanAgainstVelero(t *testing.T) {
 	}
 	restore("gen-none", velerov1.RestoreSpec{})
 	restore("gen-update", velerov1.RestoreSpec{ExistingResourcePolicy: velerov1.PolicyTypeUpdate})
+	dropNamespace(t, ctx, a, "gen-2")
 	restore("gen-none-explicit", velerov1.RestoreSpec{ExistingResourcePolicy: velerov1.PolicyTypeNone,
 		ExcludedResources: []string{"secrets"}, RestoreStatus: &velerov1.RestoreStatusSpec{IncludedResources: []string{"gadgets.example.com"}}})
 	restore("gen-mapped", velerov1.RestoreSpec{IncludedNamespaces: []string{"gen-0"},
 		NamespaceMapping: map[string]string{"gen-0": "gen-0-copy"},
 		LabelSelector:    &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"b"}}}}})
+	no := false
+	restore("gen-or", velerov1.RestoreSpec{ExcludedNamespaces: []string{"gen-1"}, IncludeClusterResources: &no,
+		OrLabelSelectors: []*metav1.LabelSelector{{MatchLabels: map[string]string{"tier": "a"}}, {MatchLabels: map[string]string{"app": "con-0"}}}})
 	t.Logf("agreement with Velero: %d of %d items (seed %d)", agree, total, seed)
 }
 
@@ -164,6 +170,12 @@ func genObject(gvr schema.GroupVersionResource, ns, name string, rng *rand.Rand)
 			"replicas": int64(1), "selector": map[string]any{"matchLabels": map[string]any{"app": name}},
 			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": name}},
 				"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx:" + val}}}}}}
+	case "serviceaccounts":
+		obj = map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "imagePullSecrets": []any{map[string]any{"name": "pull-" + val}}}
+	case "rolebindings":
+		obj = map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "gen-reader"},
+			"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "ser-" + val, "namespace": ns}}}
 	case "gadgets":
 		obj = map[string]any{"apiVersion": "example.com/v1", "kind": "Gadget", "spec": map[string]any{"size": int64(rng.IntN(9)), "v": val}}
 	}
@@ -236,4 +248,24 @@ func versions(t *testing.T, ctx context.Context, c *cluster) map[string]string {
 		}
 	}
 	return out
+}
+
+// dropNamespace deletes namespace ns and everything generated in it. The
+// environment runs no namespace controller, so the test empties and
+// finalizes the namespace itself.
+func dropNamespace(t *testing.T, ctx context.Context, c *cluster, ns string) {
+	t.Helper()
+	for _, gvr := range genKinds {
+		require.NoError(t, c.dyn.Resource(gvr).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}))
+	}
+	require.NoError(t, c.kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}))
+	if got, err := c.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err == nil {
+		got.Spec.Finalizers = nil
+		_, err = c.kube.CoreV1().Namespaces().Finalize(ctx, got, metav1.UpdateOptions{})
+		require.NoError(t, err)
+	}
+	require.Eventually(t, func() bool {
+		_, err := c.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, time.Minute, 200*time.Millisecond)
 }

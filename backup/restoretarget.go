@@ -124,7 +124,8 @@ func (cv *clusterView) index(ctx context.Context, m *meta.RESTMapping, ns string
 			return
 		}
 		lo := liveObject{hash: h}
-		if cv.keep {
+		if cv.keep || gr == "serviceaccounts" { // merged, not compared
+
 			lo.obj = obj
 		}
 		cv.live[liveKey(gr, u.GetNamespace(), u.GetName())] = lo
