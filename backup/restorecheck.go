@@ -232,27 +232,53 @@ func CompareResults(planned, velero map[string]string) []Disagreement {
 }
 
 // RestoredResources reads Velero's restored-resource list of restore name
-// (restore-<name>-resource-list.json.gz) as ID -> result, the ID being
-// "<apiVersion>/<Kind> [<namespace>/]<name>" and the result created,
-// updated, skipped or failed (Velero's pkg/restore/request.go:90-112).
+// (restores/<name>/restore-<name>-resource-list.json.gz); see
+// DecodeRestoredResources.
 func (s *Store) RestoredResources(ctx context.Context, name string) (map[string]string, error) {
-	rc, err := s.openGzip(ctx, s.key("restores", name, "restore-"+name+"-resource-list.json.gz"))
+	file := "restore-" + name + "-resource-list.json.gz"
+	rc, err := s.openGzip(ctx, s.key("restores", name, file))
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
+	out, err := DecodeRestoredResources(io.LimitReader(rc, maxJSONSize))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return out, nil
+}
+
+// DecodeRestoredResources decodes a (decompressed) restored-resource list,
+// a map from "<apiVersion>/<Kind>" to "[<namespace>/]<name>(<result>)"
+// entries (Velero's pkg/restore/request.go:90-112), into ID -> result:
+// "<apiVersion>/<Kind> [<namespace>/]<name>" -> created, updated, skipped
+// or failed.
+func DecodeRestoredResources(r io.Reader) (map[string]string, error) {
+	const file = "restored-resource list"
 	var raw map[string][]string
-	if err := json.NewDecoder(io.LimitReader(rc, 1<<30)).Decode(&raw); err != nil {
-		return nil, &DecodeError{File: "restore-" + name + "-resource-list.json.gz", Err: err}
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&raw); err != nil {
+		return nil, &DecodeError{File: file, Err: err}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &DecodeError{File: file, Err: errors.New("trailing data after the object")}
 	}
 	out := map[string]string{}
 	for gvk, entries := range raw {
+		if !validGVK(gvk) {
+			return nil, &DecodeError{File: file, Err: fmt.Errorf("key %q is not <group>/<version>/<Kind>", gvk)}
+		}
 		for _, e := range entries {
 			open := strings.LastIndex(e, "(")
-			if open < 0 || !strings.HasSuffix(e, ")") {
-				return nil, &DecodeError{File: "restore-" + name + "-resource-list.json.gz", Err: fmt.Errorf("entry %q is not <item>(<result>)", e)}
+			if open < 0 || !strings.HasSuffix(e, ")") || !validItem(e[:open]) {
+				return nil, &DecodeError{File: file, Err: fmt.Errorf("%s: entry %q is not <item>(<result>)", gvk, e)}
 			}
-			out[gvk+" "+e[:open]] = e[open+1 : len(e)-1]
+			switch res := e[open+1 : len(e)-1]; res {
+			case "created", "updated", "skipped", "failed":
+				out[gvk+" "+e[:open]] = res
+			default:
+				return nil, &DecodeError{File: file, Err: fmt.Errorf("%s: entry %q has an unknown result", gvk, e)}
+			}
 		}
 	}
 	return out, nil

@@ -113,13 +113,13 @@ func (p *RestorePlan) VeleroResults() map[string]string {
 
 // String prints the plan as a table, with its counts.
 func (p *RestorePlan) String() string {
-	var b strings.Builder
+	var b, table strings.Builder
 	fmt.Fprintf(&b, "restore plan for backup %s", p.Backup)
 	if p.ExistingResourcePolicy != "" {
 		fmt.Fprintf(&b, " (existingResourcePolicy %s)", p.ExistingResourcePolicy)
 	}
 	b.WriteString("\n")
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ACTION\tRESOURCE\tITEM\tVELERO\tDETAIL")
 	for _, it := range p.Items {
 		detail := it.Reason
@@ -132,6 +132,12 @@ func (p *RestorePlan) String() string {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.Action, it.Resource, it.ID(), orDash(it.VeleroResult), detail)
 	}
 	tw.Flush()
+	for _, line := range strings.SplitAfter(table.String(), "\n") {
+		b.WriteString(strings.TrimRight(line, " \n"))
+		if strings.HasSuffix(line, "\n") {
+			b.WriteString("\n")
+		}
+	}
 	var counts []string
 	for a, n := range p.Counts {
 		counts = append(counts, fmt.Sprintf("%s %d", a, n))

@@ -9,7 +9,6 @@ import (
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Velero v1.18.3 is the model; file:line references below are to its
@@ -218,6 +217,3 @@ func resourceOrder(backed []string, resolve func(string) string) map[string]int 
 	}
 	return order
 }
-
-// groupResource returns "<resource>[.<group>]" as Velero's folders name it.
-func groupResource(gvr schema.GroupVersionResource) string { return gvr.GroupResource().String() }
