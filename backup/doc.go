@@ -129,9 +129,10 @@
 //     *VerifyError, and the cluster is not read.
 //   - The archive is read once, streaming; the cluster is only read:
 //     discovery, one list per resource and target namespace the backup
-//     could collide with, and a get for each differing item whose fields
-//     the plan names (at most 100). Memory grows with the plan's items
-//     and the hashes of the listed objects, not with the archive.
+//     could collide with, and, past the first 2,000 listed objects
+//     (kept whole), a get for each differing item whose fields the plan
+//     names (at most 100). Memory grows with the plan's items and the
+//     hashes of the listed objects, not with the archive.
 //   - Each item gets one action: create; exists-identical (equal once
 //     Velero's own normalization is applied: metadata it strips, status,
 //     its restore labels, its built-in restore item actions for

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"sync"
 
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -120,25 +121,47 @@ func (pl *planner) normalizeBackup(gr, target string, u *unstructured.Unstructur
 	return out.Object, nil
 }
 
-// nameDiffs reads the cluster's copy of up to maxDiffs differing items
-// and names the fields that differ.
+// nameDiffs reads the cluster's copy of up to maxDiffs differing items,
+// a few at a time, and names the fields that differ.
 func (pl *planner) nameDiffs(ctx context.Context) error {
-	idx := make([]int, 0, len(pl.diffs))
+	idx := make(chan int)
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range idx {
+				it := &pl.items[i]
+				if lo := pl.cv.live[liveKey(it.Resource, it.TargetNamespace, it.Name)]; lo.obj != nil {
+					it.Diff = diffPaths("", pl.diffs[i], lo.obj, nil)
+					continue
+				}
+				live, err := pl.cv.get(ctx, it.Resource, it.TargetNamespace, it.Name)
+				if err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+					continue
+				}
+				if live != nil {
+					it.Diff = diffPaths("", pl.diffs[i], live, nil)
+				}
+			}
+		}()
+	}
 	for i := range pl.diffs {
-		idx = append(idx, i)
+		idx <- i
 	}
-	sort.Ints(idx)
-	for _, i := range idx {
-		it := &pl.items[i]
-		live, err := pl.cv.get(ctx, it.Resource, it.TargetNamespace, it.Name)
-		if err != nil {
-			return err
-		}
-		if live != nil {
-			it.Diff = diffPaths("", pl.diffs[i], live, nil)
-		}
+	close(idx)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
 	}
-	return nil
 }
 
 // maxDiffPaths bounds the paths named per item.

@@ -53,7 +53,7 @@ type planner struct {
 // It reads the backup once, streaming, and verifies it in the same read:
 // a backup that fails Verify is refused with Verify's *VerifyError
 // (ErrCorrupt) and no plan. It only reads the cluster (discovery, lists,
-// and a get per differing item for at most 100 items); a cluster that
+// and at most 100 gets to name differences); a cluster that
 // cannot be read is a *ClusterError (ErrClusterUnreadable). backup/doc.go
 // says what a plan cannot know.
 func (s *Store) PlanRestore(ctx context.Context, name string, target RestoreTarget, opts PlanOptions) (*RestorePlan, error) {

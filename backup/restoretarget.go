@@ -52,7 +52,11 @@ type clusterView struct {
 	live       map[string]liveObject // liveKey -> object
 	keep       bool                  // keep the normalized objects (CheckRestore)
 	served     map[string]schema.GroupVersionResource
+	kept       int // objects kept whole
 }
+
+// maxKeptLive bounds the listed objects a plan keeps whole (a few MiB).
+const maxKeptLive = 2000
 
 type liveObject struct {
 	hash uint64
@@ -124,7 +128,10 @@ func (cv *clusterView) index(ctx context.Context, m *meta.RESTMapping, ns string
 			return
 		}
 		lo := liveObject{hash: h}
-		if cv.keep || gr == "serviceaccounts" { // merged, not compared
+		// Service accounts are merged, not compared; a bounded number of
+		// others are kept so that naming their differences needs no get.
+		if cv.keep || gr == "serviceaccounts" || cv.kept < maxKeptLive {
+			cv.kept++
 
 			lo.obj = obj
 		}
