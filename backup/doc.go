@@ -120,7 +120,8 @@
 // does (pkg/restore/restore.go, cited line by line in the source), and
 // the package's tests hold it to the real Velero server: Velero's
 // restored-resource list must equal the plan's VeleroResult for every
-// item, under existingResourcePolicy none and update, label and OR
+// item, and its restore log must restore the resources in the plan's
+// order, under existingResourcePolicy none and update, label and OR
 // selectors, namespace mapping, excluded resources and namespaces,
 // restoreStatus and includeClusterResources.
 //

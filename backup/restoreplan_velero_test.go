@@ -1,11 +1,13 @@
 package backup_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,7 +51,8 @@ func restoreSeed() uint64 {
 // objects, backs them up with the real Velero, changes the cluster at
 // random, and then, for restores under each existingResourcePolicy and
 // with a namespace mapping, checks that Velero's restored-resource list
-// is the preview's, item by item, and that CheckRestore finds nothing
+// is the preview's, item by item, that its restore log restores the
+// resources in the preview's order, and that CheckRestore finds nothing
 // missing. Replay a failure with TENANTKIT_RESTORE_SEED.
 func TestRestorePlanAgainstVelero(t *testing.T) {
 	seed := restoreSeed()
@@ -142,6 +145,7 @@ func (o *oracle) restore(name string, spec velerov1.RestoreSpec) {
 	o.total += items
 	o.agree += items - len(diff)
 	require.Empty(t, diff, "preview and Velero disagree (seed %d)", seed)
+	require.Equal(t, planOrder(plan), veleroOrder(t, ctx, store, name), "restore order (seed %d)", seed)
 	check, err := store.CheckRestore(ctx, name, o.target, backup.CheckOptions{Backup: "gen", Spec: spec, Plan: plan})
 	require.NoError(t, err)
 	require.Empty(t, check.Missing, "seed %d", seed)
@@ -296,4 +300,46 @@ func dropNamespace(t *testing.T, ctx context.Context, c *cluster, ns string) {
 		_, err := c.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	}, time.Minute, 200*time.Millisecond)
+}
+
+// planOrder returns the resources of the items Velero will restore, in
+// the plan's order, each once.
+func planOrder(plan *backup.RestorePlan) []string {
+	var out []string
+	for _, it := range plan.Items {
+		switch it.Action {
+		case backup.RestoreExcluded, backup.RestoreNever:
+			continue
+		}
+		if it.Resource != "namespaces" && (len(out) == 0 || out[len(out)-1] != it.Resource) {
+			out = append(out, it.Resource)
+		}
+	}
+	return out
+}
+
+// veleroOrder returns the resources in the order Velero's restore log
+// reports restoring them ("Restored N items out of ...", restore.go:1084).
+func veleroOrder(t *testing.T, ctx context.Context, store *backup.Store, name string) []string {
+	t.Helper()
+	rc, err := store.RestoreLogs(ctx, name)
+	require.NoError(t, err)
+	defer rc.Close()
+	var out []string
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.Contains(line, `msg="Restored `) {
+			continue
+		}
+		_, rest, ok := strings.Cut(line, " resource=")
+		require.True(t, ok, line)
+		res, _, _ := strings.Cut(rest, " ")
+		if len(out) == 0 || out[len(out)-1] != res {
+			out = append(out, res)
+		}
+	}
+	require.NoError(t, sc.Err())
+	return out
 }
