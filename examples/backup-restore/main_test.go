@@ -198,6 +198,11 @@ func TestSubcommands(t *testing.T) {
 	require.Equal(t, len(plan.Items), plan.Counts[backup.RestoreCreate])
 	r = run(t, ctx, args([]string{"preview", "demo-1", "--existing-resource-policy", "replace"}, kc, bucket)...)
 	require.Equal(t, cli.ExitFailure, r.code, "a policy Velero refuses")
+	r = run(t, ctx, args([]string{"preview", "demo-1", "--selector", "app=nothing-has-this"}, kc, bucket)...)
+	require.Equal(t, cli.ExitOK, r.code)
+	require.Regexp(t, `(?m)^excluded\s+configmaps\s+v1/ConfigMap demo/demo-cm\s+-\s+labels do not match`, r.stdout)
+	r = run(t, ctx, args([]string{"preview", "demo-1", "--selector", "a b c"}, kc, bucket)...)
+	require.Equal(t, cli.ExitUsage, r.code)
 
 	r = run(t, ctx, args([]string{"restore", "demo-1", "--name", "demo-1-restore"}, kc)...)
 	require.Equal(t, cli.ExitOK, r.code)

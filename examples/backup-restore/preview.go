@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/cli"
@@ -16,7 +17,7 @@ import (
 // previewFlags are preview's restore spec and output flags.
 type previewFlags struct {
 	namespaces, excluded, mapping []string
-	policy                        string
+	policy, selector              string
 	jsonOut                       bool
 }
 
@@ -36,6 +37,11 @@ func previewCmd(o *options) *cobra.Command {
 			}
 			spec := velerov1.RestoreSpec{IncludedNamespaces: f.namespaces, ExcludedNamespaces: f.excluded,
 				NamespaceMapping: m, ExistingResourcePolicy: velerov1.PolicyType(f.policy)}
+			if f.selector != "" {
+				if spec.LabelSelector, err = metav1.ParseToLabelSelector(f.selector); err != nil {
+					return cli.Usage("--selector: %v", err)
+				}
+			}
 			ctx, cancel, _, err := o.open(cmd)
 			if err != nil {
 				return err
@@ -53,6 +59,7 @@ func previewCmd(o *options) *cobra.Command {
 	fs.StringSliceVar(&f.excluded, "exclude-namespace", nil, "namespaces to leave out (repeatable)")
 	fs.StringSliceVar(&f.mapping, "namespace-mapping", nil, "restore namespace from into to (from:to, repeatable)")
 	fs.StringVar(&f.policy, "existing-resource-policy", "", "none (default) or update")
+	fs.StringVar(&f.selector, "selector", "", "restore only items with these labels (kubectl's selector syntax)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the plan as JSON")
 	o.bucketFlags(fs)
 	o.sourceFlags(fs)
