@@ -103,8 +103,19 @@ func TestPlanRestoreSpec(t *testing.T) {
 			require.Equal(t, backup.RestoreExcluded, it.Action, it.ID())
 		}
 	}
-	_, err = store.PlanRestore(ctx, "b", target, backup.PlanOptions{Spec: velerov1.RestoreSpec{IncludedResources: []string{"nodes"}}})
-	require.ErrorIs(t, err, backup.ErrInvalidRestoreSpec)
+	for _, bad := range []velerov1.RestoreSpec{
+		{IncludedResources: []string{"nodes"}},
+		{IncludedResources: []string{"*", "configmaps"}},
+		{ExcludedNamespaces: []string{"*"}},
+		{IncludedNamespaces: []string{"ns-0"}, ExcludedNamespaces: []string{"ns-0"}},
+		{LabelSelector: &metav1.LabelSelector{}, OrLabelSelectors: []*metav1.LabelSelector{{}}},
+		{ExistingResourcePolicy: "replace"},
+	} {
+		_, err = store.PlanRestore(ctx, "b", target, backup.PlanOptions{Spec: bad})
+		require.ErrorIs(t, err, backup.ErrInvalidRestoreSpec, "%+v", bad)
+		var serr *backup.RestoreSpecError
+		require.ErrorAs(t, err, &serr)
+	}
 	_, err = store.PlanRestore(ctx, "b", target, backup.PlanOptions{Spec: velerov1.RestoreSpec{
 		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"bad key!": "x"}}}})
 	require.ErrorIs(t, err, backup.ErrInvalidRestoreSpec)

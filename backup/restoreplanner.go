@@ -62,6 +62,11 @@ func (s *Store) PlanRestore(ctx context.Context, name string, target RestoreTarg
 }
 
 func (s *Store) plan(ctx context.Context, name string, pl *planner) (*RestorePlan, error) {
+	// The spec's own mistakes first, before any read (resource names are
+	// resolved against discovery later).
+	if _, err := newRestoreFilter(pl.spec, func(r string) string { return r }); err != nil {
+		return nil, err
+	}
 	files, err := s.Files(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("plan restore of %s: %w", name, err)

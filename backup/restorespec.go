@@ -1,6 +1,8 @@
 package backup
 
 import (
+	"errors"
+	"fmt"
 	"path"
 	"slices"
 	"sort"
@@ -123,6 +125,9 @@ func newRestoreFilter(spec velerov1.RestoreSpec, resolve func(string) string) (*
 			return nil, &RestoreSpecError{Field: "includedResources", Err: errNonRestorable(r)}
 		}
 	}
+	if err := validateRestoreSpec(spec); err != nil {
+		return nil, err
+	}
 	switch spec.ExistingResourcePolicy {
 	case "", velerov1.PolicyTypeNone, velerov1.PolicyTypeUpdate:
 	default:
@@ -216,4 +221,34 @@ func resourceOrder(backed []string, resolve func(string) string) map[string]int 
 		add(resolve(r))
 	}
 	return order
+}
+
+// validateRestoreSpec refuses what Velero's restore controller fails
+// validation on (pkg/controller/restore_controller.go:324-338;
+// pkg/util/collections/includes_excludes.go:586-611).
+func validateRestoreSpec(spec velerov1.RestoreSpec) error {
+	lists := []struct {
+		field              string
+		includes, excludes []string
+	}{
+		{"includedResources", spec.IncludedResources, spec.ExcludedResources},
+		{"includedNamespaces", spec.IncludedNamespaces, spec.ExcludedNamespaces},
+	}
+	for _, l := range lists {
+		switch {
+		case len(l.includes) > 1 && slices.Contains(l.includes, "*"):
+			return &RestoreSpecError{Field: l.field, Err: errors.New("must be \"*\" alone, or names")}
+		case slices.Contains(l.excludes, "*"):
+			return &RestoreSpecError{Field: l.field, Err: errors.New("the excludes cannot hold \"*\"")}
+		}
+		for _, x := range l.excludes {
+			if slices.Contains(l.includes, x) {
+				return &RestoreSpecError{Field: l.field, Err: fmt.Errorf("%s is both included and excluded", x)}
+			}
+		}
+	}
+	if spec.LabelSelector != nil && spec.OrLabelSelectors != nil {
+		return &RestoreSpecError{Field: "orLabelSelectors", Err: errors.New("labelSelector and orLabelSelectors cannot both be set")}
+	}
+	return nil
 }
