@@ -78,6 +78,9 @@ type archiveScan struct {
 	preferred int
 	entryEnd  int64 // stream offset where the last entry's data ends
 	lastEntry string
+	// visit, when set, sees each item's unversioned copy whose identity
+	// matches its path (PlanRestore). body is reused after it returns.
+	visit func(p itemPath, id *itemID, body []byte)
 }
 
 // read reads every entry of the tarball in zr. A non-nil error is the
@@ -202,6 +205,9 @@ func (a *archiveScan) item(entry string, p itemPath, body []byte) {
 	}
 	a.prevOK = true
 	a.checkKind(entry, p, &id)
+	if a.visit != nil && !p.preferred && !p.otherVersion {
+		a.visit(p, &id, body)
+	}
 	switch {
 	case p.preferred:
 		a.preferred++

@@ -36,7 +36,16 @@
 //	names, err := store.ListBackups(ctx)
 //	report, err := store.Verify(ctx, "demo-1", backup.VerifyOptions{})
 //
-//	// 5. Retention: a plan you can print, then an executor.
+//	// 5. Before a restore, what it will do to the cluster; after it,
+//	//    whether it did it.
+//	target, err := backup.NewRestoreTarget(tenantRESTConfig)
+//	plan, err := store.PlanRestore(ctx, "demo-1", target, backup.PlanOptions{
+//		Spec: velerov1.RestoreSpec{ExistingResourcePolicy: velerov1.PolicyTypeUpdate}})
+//	fmt.Print(plan) // or encoding/json
+//	check, err := store.CheckRestore(ctx, "demo-1-restore", target,
+//		backup.CheckOptions{Backup: "demo-1", Spec: restore.Spec, Plan: plan})
+//
+//	// 6. Retention: a plan you can print, then an executor.
 //	plan, err := backup.PlanRetention(backups, backup.Policy{KeepDaily: 7, KeepWeekly: 4})
 //	fmt.Print(plan)
 //	deleted, err := c.ExecuteRetention(ctx, plan)
@@ -105,6 +114,64 @@
 // Verify does not check that items would restore (admission, schemas), nor
 // the file-system backups (kopia) or volume snapshots a backup refers to.
 //
+// # What a restore preview guarantees
+//
+// Store.PlanRestore decides item by item as Velero v1.18.3's restore
+// does (pkg/restore/restore.go, cited line by line in the source), and
+// the package's tests hold it to the real Velero server: Velero's
+// restored-resource list must equal the plan's VeleroResult for every
+// item, and its restore log must restore the resources in the plan's
+// order, under existingResourcePolicy none and update, label and OR
+// selectors, namespace mapping, excluded resources and namespaces,
+// restoreStatus and includeClusterResources.
+//
+//   - The backup is verified in the same read (everything Verify proves);
+//     a backup that does not verify gets no plan, only Verify's
+//     *VerifyError, and the cluster is not read.
+//   - The archive is read once, streaming; the cluster is only read:
+//     discovery, one list per resource and target namespace the backup
+//     could collide with, and, past the first 2,000 listed objects
+//     (kept whole), a get for each differing item whose fields the plan
+//     names (at most 100). Memory grows with the plan's items and the
+//     hashes of the listed objects, not with the archive.
+//   - Each item gets one action: create; exists-identical (equal once
+//     Velero's own normalization is applied: metadata it strips, status,
+//     its restore labels, its built-in restore item actions for
+//     services, service accounts, secrets, CRDs and role bindings);
+//     exists-different (skipped with a warning under none) or update;
+//     exists-kept (a namespace already there, or a service account
+//     Velero's merge adds nothing to); excluded by the spec; or
+//     never-restored (nodes, events, Velero's own objects, completed
+//     pods and jobs, mirror pods). Items are in Velero's order: its
+//     resource priorities, then the backup's other resources
+//     alphabetically. Velero walks a resource's namespaces in a Go map's
+//     order; the plan sorts them.
+//   - A missing target namespace is planned as created, as Velero
+//     creates it before the first item it restores into it.
+//
+// What a preview cannot know:
+//
+//   - Admission: webhooks, validating admission policies, quotas and
+//     limit ranges may refuse or mutate what Velero creates or patches;
+//     a patch under update can fail (an immutable field), which Velero
+//     reports as failed.
+//   - Plugins: restore item actions of installed plugins (and resource
+//     modifiers, resource policies, the change-image-name and
+//     change-storage-class ConfigMaps) change items the plan does not
+//     see. Velero's own actions for pods, jobs, PVCs and PVs depend on
+//     other objects, volume snapshots and the node agent: such items are
+//     marked Approximate.
+//   - Time: the cluster can change between the preview and the restore.
+//     Velero's EnableAPIGroupVersions feature (restoring a non-preferred
+//     version) is not modelled; the plan uses the item as backed up.
+//
+// Store.CheckRestore, after a restore, plans again and reports each
+// selected item missing from the cluster and each item Velero created or
+// updated that no longer holds its backed-up fields (fields the cluster
+// adds are not differences), beside Velero's own results and
+// restored-resource list from the bucket; given the plan made before, it
+// also lists where Velero did something else.
+//
 // # Phases
 //
 // BackupTerminal and RestoreTerminal treat Completed, PartiallyFailed,
@@ -132,6 +199,9 @@
 //     each Problem (errors.As finds the first).
 //   - ErrInvalidPolicy from PlanRetention; ErrInvalidConfig for bad
 //     configurations.
+//   - ErrClusterUnreadable with *ClusterError (what was being read) and
+//     ErrInvalidRestoreSpec with *RestoreSpecError (the field) from
+//     PlanRestore and CheckRestore.
 //
 // Failures to reach the bucket or the apiserver are returned wrapped, as
 // they are; Verify reports them as errors, not as corruption.

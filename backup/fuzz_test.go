@@ -69,3 +69,23 @@ func FuzzDecodeResults(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeRestoredResources(f *testing.F) {
+	f.Add([]byte(`{"v1/ConfigMap":["demo/a(created)","demo/b(failed)"],"v1/Namespace":["demo(created)"]}`))
+	f.Add([]byte(`{"v1/ConfigMap":["demo/a"]}`))
+	f.Add([]byte(`{"v1/ConfigMap":["(created)"]} x`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := backup.DecodeRestoredResources(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, backup.ErrMalformed) {
+				t.Fatalf("untyped error: %v", err)
+			}
+			return
+		}
+		for id, res := range got {
+			if id == "" || (res != "created" && res != "updated" && res != "skipped" && res != "failed") {
+				t.Fatalf("accepted %q -> %q", id, res)
+			}
+		}
+	})
+}

@@ -196,6 +196,11 @@ func (v *verification) run(ctx context.Context, files []Object, opts VerifyOptio
 			}
 		}
 	}
+	if v.beforeArchive != nil {
+		if err := v.beforeArchive(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if obj, ok := present[archiveFile(name)]; ok {
 		rep.ArchiveBytes = obj.Size
 		if err := v.archive(ctx, obj.Size, opts); err != nil {

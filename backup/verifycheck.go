@@ -27,6 +27,12 @@ type verification struct {
 	// archiveRead says the archive was read to its end, so comparing its
 	// items with the list and the progress means something.
 	archiveRead bool
+	// Hooks for PlanRestore, which verifies and plans in one read:
+	// listed sees each resource list entry, beforeArchive runs between
+	// the resource list and the archive, visit sees each item.
+	listed        func(gvk, item string)
+	beforeArchive func(ctx context.Context) error
+	visit         func(p itemPath, id *itemID, body []byte)
 }
 
 // report turns err into a problem (see problemKind) or, when it is about
@@ -120,6 +126,9 @@ func (v *verification) resourceList(ctx context.Context) error {
 	err = scanResourceList(rc, func(gvk, item string) {
 		v.set.addListed(v.set.hash(gvk, item))
 		v.rep.ListedItems++
+		if v.listed != nil {
+			v.listed(gvk, item)
+		}
 	})
 	if err == nil {
 		err = v.gzipEnd(file, rc)
@@ -176,7 +185,7 @@ func (v *verification) archive(ctx context.Context, size int64, opts VerifyOptio
 		return v.report(ctx, file, err)
 	}
 	zr.single()
-	v.scan = archiveScan{rep: v.rep, set: v.set, file: file}
+	v.scan = archiveScan{rep: v.rep, set: v.set, file: file, visit: v.visit}
 	if err := v.scan.read(zr); err != nil {
 		return v.report(ctx, file, err)
 	}

@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
+	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
+
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/localenv"
@@ -154,10 +156,21 @@ func runDemo(parent context.Context, o *options) error {
 	if err := deleteDemo(ctx, o.progress, kube, dyn); err != nil {
 		return err
 	}
+	fmt.Fprintln(o.out, "   The preview: what the restore will do, item by item (nothing is changed)")
+	if err := preview(ctx, o, store, "demo-1", velerov1.RestoreSpec{}, false); err != nil {
+		return err
+	}
 	if _, err := c.CreateRestore(ctx, backup.RestoreOptions{Name: "demo-1-restore", BackupName: "demo-1"}); err != nil {
 		return err
 	}
 	if err := waitRestore(ctx, o, c, "demo-1-restore"); err != nil {
+		return err
+	}
+	r, err := c.Restore(ctx, "demo-1-restore")
+	if err != nil {
+		return err
+	}
+	if err := check(ctx, o, store, r, nil); err != nil {
 		return err
 	}
 	after, err := snapshot(ctx, dyn)

@@ -19,9 +19,19 @@
 //	backup-restore restore --kubeconfig tenant.kubeconfig demo-1
 //	backup-restore verify  --kubeconfig tenant.kubeconfig demo-1 \
 //	    --bucket-kubeconfig mgmt.kubeconfig --bucket-namespace tenant-example --bucket velero-backups
+//	backup-restore preview --kubeconfig tenant.kubeconfig demo-1 \
+//	    --bucket-kubeconfig mgmt.kubeconfig --bucket-namespace tenant-example --bucket velero-backups
+//	backup-restore check   --kubeconfig tenant.kubeconfig demo-1-restore \
+//	    --bucket-kubeconfig mgmt.kubeconfig --bucket-namespace tenant-example --bucket velero-backups
+//
+// preview prints what a restore would do, item by item (create, exists
+// identical, exists different, update, excluded, never restored) and
+// changes nothing; check compares the cluster after a restore with the
+// backup and prints Velero's own results. The tour runs both.
 //
 // Exit codes: 0 done, 1 failed (a backup that does not verify, a restore
-// that failed), 2 bad command line, 3 cluster or bucket unreachable, 130
+// that failed, a check that finds items missing or different), 2 bad
+// command line, 3 cluster or bucket unreachable, 130
 // interrupted.
 package main
 
@@ -57,7 +67,7 @@ With --kubeconfig, use the subcommands on a real tenant cluster with the Velero 
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !o.target.Embedded() {
-				return cli.Usage("with --kubeconfig, use a subcommand: list, verify, backup or restore")
+				return cli.Usage("with --kubeconfig, use a subcommand: list, verify, backup, restore, preview or check")
 			}
 			return runDemo(cmd.Context(), o)
 		},
@@ -65,6 +75,6 @@ With --kubeconfig, use the subcommands on a real tenant cluster with the Velero 
 	o.target.AddFlags(root.PersistentFlags())
 	root.PersistentFlags().StringVar(&o.namespace, "velero-namespace", "cozy-velero", "namespace Velero runs in")
 	o.timeout.AddFlag(root.PersistentFlags())
-	root.AddCommand(listCmd(o), verifyCmd(o), backupCmd(o), restoreCmd(o))
+	root.AddCommand(listCmd(o), verifyCmd(o), backupCmd(o), restoreCmd(o), previewCmd(o), checkCmd(o))
 	return root
 }

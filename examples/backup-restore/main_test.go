@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -185,6 +186,24 @@ func TestSubcommands(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, gone)
 
+	// The preview of the restore: everything is to be created.
+	r = run(t, ctx, args([]string{"preview", "demo-1"}, kc, bucket)...)
+	require.Equal(t, cli.ExitOK, r.code, r.progress)
+	require.Regexp(t, `(?m)^create\s+namespaces\s+v1/Namespace demo\s+created`, r.stdout)
+	require.Regexp(t, `(?m)^create\s+configmaps\s+v1/ConfigMap demo/demo-cm\s+created`, r.stdout)
+	r = run(t, ctx, args([]string{"preview", "demo-1", "--json"}, kc, bucket)...)
+	require.Equal(t, cli.ExitOK, r.code)
+	var plan backup.RestorePlan
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &plan))
+	require.Equal(t, len(plan.Items), plan.Counts[backup.RestoreCreate])
+	r = run(t, ctx, args([]string{"preview", "demo-1", "--existing-resource-policy", "replace"}, kc, bucket)...)
+	require.Equal(t, cli.ExitFailure, r.code, "a policy Velero refuses")
+	r = run(t, ctx, args([]string{"preview", "demo-1", "--selector", "app=nothing-has-this"}, kc, bucket)...)
+	require.Equal(t, cli.ExitOK, r.code)
+	require.Regexp(t, `(?m)^excluded\s+configmaps\s+v1/ConfigMap demo/demo-cm\s+-\s+labels do not match`, r.stdout)
+	r = run(t, ctx, args([]string{"preview", "demo-1", "--selector", "a b c"}, kc, bucket)...)
+	require.Equal(t, cli.ExitUsage, r.code)
+
 	r = run(t, ctx, args([]string{"restore", "demo-1", "--name", "demo-1-restore"}, kc)...)
 	require.Equal(t, cli.ExitOK, r.code)
 	require.Regexp(t, `(?m)^demo-1-restore\s+demo-1\s+Completed\s+`+items+` of `+items+`\s+0\s+0$`, r.stdout)
@@ -194,6 +213,10 @@ func TestSubcommands(t *testing.T) {
 	after, err := snapshot(ctx, w.dyn)
 	require.NoError(t, err)
 	require.Equal(t, before, after, "restored objects differ")
+	// check agrees: nothing missing or different, Velero's list read.
+	r = run(t, ctx, args([]string{"check", "demo-1-restore"}, kc, bucket)...)
+	require.Equal(t, cli.ExitOK, r.code, r.stdout+r.progress)
+	require.Contains(t, r.stdout, "nothing missing or different")
 
 	r = run(t, ctx, args([]string{"restore", "demo-1", "--name", "demo-1-restore"}, kc)...)
 	require.Equal(t, cli.ExitFailure, r.code, "a restore that exists already")
@@ -214,6 +237,8 @@ func TestDemo(t *testing.T) {
 		require.Regexp(t, `(?m)^`+obj+`\s+identical$`, r.stdout)
 	}
 	require.Contains(t, r.stdout, "The diff is empty")
+	require.Contains(t, r.stdout, "restore demo-1-restore: ")
+	require.Contains(t, r.stdout, "nothing missing or different")
 	require.Contains(t, r.progress, "stopping the embedded local environment")
 }
 
