@@ -11,7 +11,7 @@ GOTEST_FLAGS ?= -timeout 45m
 # go build invocations buildservers runs at once (make tools)
 TOOLS_JOBS ?= 2
 
-.PHONY: all tools packages test test-kubelet test-short test-seaweedfs bench demo lint
+.PHONY: all tools packages kind-node-image test test-kubelet test-short test-seaweedfs bench demo lint
 
 all: test
 
@@ -27,6 +27,12 @@ packages:
 	@command -v containerd >/dev/null && command -v runc >/dev/null || \
 	{ echo "tenantkit: installing containerd and runc (Debian packages) for the kubelet nodes ..."; \
 	  apt-get install -y --no-install-recommends containerd runc || echo "tenantkit: not installed: kubelet node tests will skip"; }
+
+## kind-node-image: tenantkit's kind node image (Kubernetes v1.37.2 with every image a cluster
+## runs inside it), built offline from Debian's packages (debootstrap) and the pinned modules
+## when docker lacks it; cached by what decides it (see internal/kindnode)
+kind-node-image:
+	$(GO) run ./internal/kindnode/buildnodeimage
 
 ## test: every test, integration included, against real servers (all built first: go test's
 ## timeout never runs into a build); then, on real kubelet nodes, the tenant etcd layouts and the
