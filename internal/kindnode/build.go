@@ -90,7 +90,7 @@ func installNode(root string, bin map[string]string) error {
 			return err
 		}
 	}
-	for _, d := range []string{"etc/kubernetes/manifests", "etc/cni/net.d", "kind/images", "etc/systemd/system/multi-user.target.wants"} {
+	for _, d := range []string{"etc/kubernetes/manifests", "etc/cni/net.d", "kind/images", "etc/systemd/system/multi-user.target.wants", "usr/lib/modules"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			return fmt.Errorf("kindnode: %w", err)
 		}

@@ -137,7 +137,22 @@ func (b *Builder) Ensure(ctx context.Context) (string, error) {
 		return "", err
 	}
 	b.logf("built %s in %s", img, time.Since(start).Round(time.Second))
+	b.pruneOld(ctx, img)
 	return img, nil
+}
+
+// pruneOld removes the other tags of Repository (earlier inputs); docker
+// refuses those that containers still use, and they stay.
+func (b *Builder) pruneOld(ctx context.Context, keep string) {
+	out, err := exec.CommandContext(ctx, "docker", "image", "ls", Repository, "--format", "{{.Repository}}:{{.Tag}}").Output()
+	if err != nil {
+		return
+	}
+	for _, old := range strings.Fields(string(out)) {
+		if old != keep && exec.CommandContext(ctx, "docker", "image", "rm", old).Run() == nil {
+			b.logf("removed the previous image %s", old)
+		}
+	}
 }
 
 func (b *Builder) servers() *serverbin.Builder {
