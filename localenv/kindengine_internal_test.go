@@ -1,6 +1,7 @@
 package localenv
 
 import (
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kind/pkg/cluster"
+
+	"github.com/cozystack/tenantkit/internal/kindnode"
 )
 
 // TestDockerWrapper runs the wrapper against a fake docker that prints its
@@ -76,4 +80,41 @@ func TestKindOwnerAlive(t *testing.T) {
 		_, ok := kindOwnerAlive(foreign)
 		require.False(t, ok, foreign)
 	}
+}
+
+// TestCleanKindLeftovers: with real docker, the nodes and network of a
+// cluster whose owner died are removed, a live owner's are kept. The
+// "nodes" are created, never started, containers of the node image.
+func TestCleanKindLeftovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("uses docker")
+	}
+	if exec.Command("docker", "info").Run() != nil {
+		t.Skip("no container engine answers")
+	}
+	out, err := exec.Command("docker", "image", "ls", kindnode.Repository, "--format", "{{.Repository}}:{{.Tag}}").Output()
+	if err != nil || len(strings.Fields(string(out))) == 0 {
+		t.Skip("no tenantkit node image here (make kind-node-image)")
+	}
+	image := strings.Fields(string(out))[0]
+	live, err := kindClusterName()
+	require.NoError(t, err)
+	dead := "tenantkit-999999999-1-dead"
+	for _, name := range []string{live, dead} {
+		net := kindNetworkPrefix + name
+		require.NoError(t, exec.Command("docker", "network", "create", "--label", "io.tenantkit.test=kind-leftovers", net).Run())
+		t.Cleanup(func() { _ = exec.Command("docker", "network", "rm", net).Run() })
+		c := name + "-control-plane"
+		out, err := exec.Command("docker", "create", "--name", c, "--network", net, "--label", "io.x-k8s.kind.cluster="+name,
+			"--label", "io.x-k8s.kind.role=control-plane", "--label", "io.tenantkit.test=kind-leftovers", image).CombinedOutput()
+		require.NoError(t, err, string(out))
+		t.Cleanup(func() { _ = exec.Command("docker", "rm", "-f", "-v", c).Run() })
+	}
+	provider := cluster.NewProvider(cluster.ProviderWithDocker())
+	require.NoError(t, cleanKindLeftovers(t.Context(), provider, slog.New(slog.DiscardHandler)))
+	exists := func(args ...string) bool { return exec.Command("docker", args...).Run() == nil }
+	require.False(t, exists("container", "inspect", dead+"-control-plane"), "dead owner's node")
+	require.False(t, exists("network", "inspect", kindNetworkPrefix+dead), "dead owner's network")
+	require.True(t, exists("container", "inspect", live+"-control-plane"), "live owner's node")
+	require.True(t, exists("network", "inspect", kindNetworkPrefix+live), "live owner's network")
 }
