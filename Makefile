@@ -45,10 +45,12 @@ test: tools packages
 	@for m in $(TEST_MODULES); do echo "== go test in $$m"; (cd $$m && $(GO) test $(GOTEST_FLAGS) ./...) || exit 1; done
 
 ## test-kind: the kind cluster tests (TENANTKIT_KIND=1): a 1+2 node cluster from tenantkit's
-## offline node image (built first), DNS and Services across nodes, the host unchanged; opt-in
-## until it has proven reliable on CI (about 3 minutes on two cores, image built)
+## offline node image (built first), DNS and Services across nodes, the host unchanged; then
+## gpu-share's --kubeconfig mode against a kind cluster. Opt-in until it has proven reliable on
+## CI (about 4 minutes on two cores once the image is built)
 test-kind: tools kind-node-image
 	TENANTKIT_KIND=1 $(GO) test $(GOTEST_FLAGS) -run '^TestKind' ./localenv/
+	TENANTKIT_KIND=1 $(GO) test $(GOTEST_FLAGS) -run '_kind$$' ./examples/gpu-share/
 
 ## test-kubelet: the tenant etcd layouts and the whole relocation suite on real kubelet nodes
 ## (about 20 minutes on two cores; needs root, containerd and runc)
