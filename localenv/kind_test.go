@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -58,6 +59,7 @@ func TestKindCluster(t *testing.T) {
 	waitCoreDNS(t, cs)
 	t.Logf("CoreDNS running %s after Start began", time.Since(begin).Round(time.Second))
 	resolveService(t, cs)
+	localVolume(t, cs)
 	logKindNodeMemory(t, env.KindClusterName())
 	during := hostState(t)
 	subnet, bridge := kindNetwork(t, env.KindClusterName())
@@ -120,6 +122,38 @@ func resolveService(t *testing.T, cs kubernetes.Interface) {
 	require.Equal(t, corev1.PodSucceeded, p.Status.Phase, "lookup pod on %s: %s", p.Spec.NodeName, logs)
 	require.Contains(t, string(logs), svc.Spec.ClusterIP, "lookup pod's answer")
 	t.Logf("pod %s on %s (IP %s) resolved %s to %s", p.Name, p.Spec.NodeName, p.Status.PodIP, svc.Name, strings.TrimSpace(string(logs)))
+}
+
+// localVolume: a claim of the default StorageClass (local-path-provisioner)
+// is provisioned for a pod that writes to it and exits.
+func localVolume(t *testing.T, cs kubernetes.Interface) {
+	t.Helper()
+	ctx := t.Context()
+	_, err := cs.CoreV1().PersistentVolumeClaims("default").Create(ctx, &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "tk-data"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("16Mi")}}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = cs.CoreV1().Pods("default").Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "tk-writer"},
+		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "w", Image: "tenantkit.local/node-tools:v1", ImagePullPolicy: corev1.PullNever,
+				Command:      []string{"sh", "-c", "echo ok >/data/f && cat /data/f"},
+				VolumeMounts: []corev1.VolumeMount{{Name: "d", MountPath: "/data"}}}},
+			Volumes: []corev1.Volume{{Name: "d", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "tk-data"}}}}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		p, err := cs.CoreV1().Pods("default").Get(ctx, "tk-writer", metav1.GetOptions{})
+		require.NoError(c, err)
+		require.Equal(c, corev1.PodSucceeded, p.Status.Phase)
+	}, 3*time.Minute, 2*time.Second)
+	pvc, err := cs.CoreV1().PersistentVolumeClaims("default").Get(ctx, "tk-data", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, corev1.ClaimBound, pvc.Status.Phase)
+	t.Logf("claim tk-data bound to %s (local-path) and written by a pod", pvc.Spec.VolumeName)
 }
 
 // logKindNodeMemory logs each node container's memory use.
