@@ -118,3 +118,18 @@ func TestCleanKindLeftovers(t *testing.T) {
 	require.True(t, exists("container", "inspect", live+"-control-plane"), "live owner's node")
 	require.True(t, exists("network", "inspect", kindNetworkPrefix+live), "live owner's network")
 }
+
+// FuzzKindOwnerAlive: any name either is not tenantkit's or names an
+// owner; only tenantkit-<pid>-<start>-<x> names are tenantkit's.
+func FuzzKindOwnerAlive(f *testing.F) {
+	f.Add("tenantkit-1-2-ab")
+	f.Add("kind")
+	f.Add("tenantkit--1-2-")
+	f.Fuzz(func(t *testing.T, name string) {
+		_, ok := kindOwnerAlive(name)
+		if ok {
+			require.True(t, strings.HasPrefix(name, kindClusterPrefix))
+			require.Len(t, strings.Split(strings.TrimPrefix(name, kindClusterPrefix), "-"), 3)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package kindnode
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -77,4 +78,21 @@ func TestInstallNode(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "/dev/null", l)
 	}
+}
+
+// FuzzAptMirror: any sources file gives an http(s) archive that is not the
+// security archive, or nothing; never a panic.
+func FuzzAptMirror(f *testing.F) {
+	f.Add("deb http://m.example/debian bookworm main\n")
+	f.Add("Types: deb\nURIs: https://m.example/debian\n")
+	f.Add("deb [a=b c=d] http://m.example/debian-security x\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		p := filepath.Join(t.TempDir(), "sources")
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		got := aptMirror(p)
+		if got != "" {
+			require.True(t, strings.HasPrefix(got, "http"), got)
+			require.NotContains(t, got, "security")
+		}
+	})
 }
