@@ -199,9 +199,14 @@
 // the process's PATH (which Start changes and restores, holding a lock) and
 // rewrites kind's privileged run and exec; an engine refusal it does not
 // cover is an *EngineRefusalError quoting the engine. On cgroup v1 hosts
-// the kubelet gets failCgroupV1: false. tenantkit's node image keeps the
-// host's kernel tunables (kernel.panic, vm.overcommit_memory, ...) as they
-// are: the node sees /proc/sys read-only apart from /proc/sys/net.
+// the kubelet gets failCgroupV1: false. The host's kernel tunables
+// (kernel.panic, vm.overcommit_memory, ...) stay as they are: nodes see
+// /proc/sys read-only apart from /proc/sys/net, and the tunables the
+// kubelet wants as read-only files holding its values. tenantkit's node
+// image does this in its entrypoint; on an engine that refuses
+// --privileged the wrapper does it for any image, before its entrypoint.
+// (kind's published images on an engine that allows --privileged run as
+// shipped, and may change them, as upstream kind does.)
 //
 // Stop deletes the cluster: its node containers with their volumes, and its
 // network. A cluster's name carries its owner process (pid and start

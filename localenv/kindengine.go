@@ -95,11 +95,36 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
+// nodePreStep runs in each node before kind's entrypoint on an engine that
+// refuses --privileged (POSIX sh, whatever the node image): it remounts
+// read-write the cgroup mounts the engine gave read-only (kind's entrypoint
+// writes the kubelet's cgroups), and, since systempaths=unconfined leaves
+// /proc/sys writable and not every sysctl is namespaced, it makes /proc/sys
+// read-only apart from /proc/sys/net and shows the kubelet the kernel
+// tunables it wants as read-only files (it then writes none): the host's
+// kernel.panic, vm.overcommit_memory, ... never change, whichever node image
+// runs. tenantkit's own entrypoint finds the marker and skips its copy.
+const nodePreStep = `for m in $(awk '$3 ~ /^cgroup/ && $4 ~ /(^|,)ro(,|$)/ {print $2}' /proc/self/mounts); do mount -o remount,bind,rw "$m"; done
+if [ ! -e /run/tenantkit-sysctl-protected ]; then
+  mkdir -p /kind/sysctl
+  mount --bind /proc/sys /proc/sys
+  mount --bind /proc/sys/net /proc/sys/net
+  for kv in vm/overcommit_memory=1 vm/panic_on_oom=0 kernel/panic=10 kernel/panic_on_oops=1 kernel/keys/root_maxkeys=1000000 kernel/keys/root_maxbytes=25000000; do
+    k=${kv%%=*}
+    f=/kind/sysctl/$(echo "$k" | tr / .)
+    echo "${kv#*=}" >"$f"
+    mount --bind "$f" "/proc/sys/$k"
+    mount -o remount,bind,ro "/proc/sys/$k"
+  done
+  mount -o remount,bind,ro /proc/sys
+  touch /run/tenantkit-sysctl-protected
+fi
+exec /usr/local/bin/entrypoint /sbin/init`
+
 // dockerWrapper is the `docker` that kind's own calls find first on PATH on
 // an engine that refuses --privileged. `run --privileged` gets the
-// adaptation, and its container first remounts the cgroup mounts the
-// engine gave read-only (kind's entrypoint writes the kubelet's cgroups)
-// and then runs kind's entrypoint; `exec --privileged` runs as a plain exec
+// adaptation, and its container runs nodePreStep and then kind's
+// entrypoint; `exec --privileged` runs as a plain exec
 // (it inherits the node's capabilities); where the host has no /lib/modules
 // kind's read-only mount of it is left out (docker would create the folder
 // on the host), and the node keeps its own. Every other call goes to the
@@ -109,7 +134,7 @@ const dockerWrapper = `#!/bin/bash
 real=%q
 drop_modules=%q
 flags=(%s)
-pre='for m in $(awk '"'"'$3 ~ /^cgroup/ && $4 ~ /(^|,)ro(,|$)/ {print $2}'"'"' /proc/self/mounts); do mount -o remount,bind,rw "$m"; done; exec /usr/local/bin/entrypoint /sbin/init'
+pre=$(cat "${BASH_SOURCE[0]%%/*}/node-pre-step.sh")
 verb=${1:-}
 if [[ $verb == exec && ${2:-} == --privileged ]]; then
   shift 2
@@ -138,7 +163,8 @@ fi
 exec "$real" "$@"
 `
 
-// writeDockerWrapper writes the wrapper into dir as `docker`.
+// writeDockerWrapper writes the wrapper into dir as `docker`, and beside it
+// the node's pre-step it reads.
 func writeDockerWrapper(dir string) error {
 	real, err := exec.LookPath("docker")
 	if err != nil {
@@ -153,6 +179,9 @@ func writeDockerWrapper(dir string) error {
 		quoted = append(quoted, fmt.Sprintf("%q", f))
 	}
 	script := fmt.Sprintf(dockerWrapper, real, dropModules, strings.Join(quoted, " "))
+	if err := os.WriteFile(filepath.Join(dir, "node-pre-step.sh"), []byte(nodePreStep), 0o644); err != nil {
+		return err
+	}
 	return os.WriteFile(filepath.Join(dir, "docker"), []byte(script), 0o755)
 }
 

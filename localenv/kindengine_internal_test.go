@@ -15,13 +15,13 @@ import (
 )
 
 // TestDockerWrapper runs the wrapper against a fake docker that prints its
-// arguments: kind's privileged run and exec are rewritten, the rest passes
+// arguments (NUL-separated): kind's privileged run and exec are rewritten, the rest passes
 // unchanged.
 func TestDockerWrapper(t *testing.T) {
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "real")
 	require.NoError(t, os.MkdirAll(fake, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(fake, "docker"), []byte("#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(fake, "docker"), []byte("#!/bin/sh\nprintf '%s\\0' \"$@\"\n"), 0o755))
 	t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
 	wrap := filepath.Join(dir, "wrap")
 	require.NoError(t, os.MkdirAll(wrap, 0o755))
@@ -29,7 +29,7 @@ func TestDockerWrapper(t *testing.T) {
 	run := func(args ...string) []string {
 		out, err := exec.Command(filepath.Join(wrap, "docker"), args...).CombinedOutput()
 		require.NoError(t, err, string(out))
-		return strings.Split(strings.TrimSpace(string(out)), "\n")
+		return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	}
 	tests := []struct {
 		name string
@@ -56,8 +56,9 @@ func TestDockerWrapper(t *testing.T) {
 			require.Equal(t, unprivilegedNodeFlags(), got[n:n+len(unprivilegedNodeFlags())])
 			rest := got[n+len(unprivilegedNodeFlags()):]
 			require.Equal(t, []string{"--entrypoint", "/bin/sh", "kindest/node:x", "-c"}, rest[:4])
-			require.Contains(t, rest[4], "mount -o remount,bind,rw")
-			require.True(t, strings.HasSuffix(rest[4], "exec /usr/local/bin/entrypoint /sbin/init"), rest[4])
+			require.Equal(t, nodePreStep, rest[4])
+			out, err := exec.Command("sh", "-n", "-c", nodePreStep).CombinedOutput()
+			require.NoError(t, err, "the pre-step is POSIX sh: %s", out)
 		}},
 	}
 	for _, tt := range tests {
