@@ -52,12 +52,12 @@ type engineMode struct {
 }
 
 // probeEngine runs one throwaway container of image with --privileged,
-// and where that is refused one with the adaptation. Neither touches a
-// network (--network none).
+// and where that is refused one with the adaptation. Neither pulls nor
+// touches a network (--pull never, --network none).
 func probeEngine(ctx context.Context, image string) (engineMode, error) {
 	m := engineMode{cgroupV1: !fileExists("/sys/fs/cgroup/cgroup.controllers")}
 	run := func(flags ...string) (string, error) {
-		args := append([]string{"run", "--rm", "--label", kindProbeLabel, "--network", "none"}, flags...)
+		args := append([]string{"run", "--rm", "--pull", "never", "--label", kindProbeLabel, "--network", "none"}, flags...)
 		args = append(args, "--entrypoint", "/bin/true", image)
 		out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput()
 		return strings.TrimSpace(string(out)), err

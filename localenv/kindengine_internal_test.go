@@ -134,3 +134,21 @@ func FuzzKindOwnerAlive(f *testing.F) {
 		}
 	})
 }
+
+// TestProbeEngine_refusalQuoted: a refusal tenantkit has no adaptation for
+// (here: the image is not there, and the probe never pulls) is an
+// *EngineRefusalError quoting the engine.
+func TestProbeEngine_refusalQuoted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("uses docker")
+	}
+	if exec.Command("docker", "info").Run() != nil {
+		t.Skip("no container engine answers")
+	}
+	_, err := probeEngine(t.Context(), "tenantkit.invalid/absent:0")
+	var refusal *EngineRefusalError
+	require.ErrorAs(t, err, &refusal)
+	require.Equal(t, "docker", refusal.Engine)
+	require.Contains(t, refusal.Output, "No such image")
+	require.Contains(t, err.Error(), "tenantkit.invalid/absent:0")
+}
