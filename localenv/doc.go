@@ -177,11 +177,41 @@
 // # Providers
 //
 // With TENANTKIT_CLUSTER=kind (or Config.Provider "kind"), Start creates a
-// kind cluster instead and hands back its rest.Config; the etcd handle and
-// extra apiservers are then unavailable. Start never pulls an image: the node
-// image ($TENANTKIT_KIND_NODE_IMAGE, else kind's default) must already be in
-// the engine's image store. Where no engine answers or the image is missing,
-// Start returns ErrKindUnavailable and StartT skips the test with that reason.
+// kind cluster instead (kind's Go API, sigs.k8s.io/kind/pkg/cluster) and
+// hands back its rest.Config; the etcd handle and extra apiservers are then
+// unavailable. The cluster has one control plane node and
+// KindCluster.Workers workers, its own docker network
+// (tenantkit-kind-<cluster>), and is Ready when Start returns. Start never
+// pulls an image: the node image is KindCluster.NodeImage or
+// $TENANTKIT_KIND_NODE_IMAGE (on your own machine, kind's published
+// kindest/node image, pulled by you), else tenantkit's own node image,
+// which Start builds offline when docker lacks it (`make kind-node-image`:
+// Debian's packages and the pinned modules, several minutes once; see
+// internal/kindnode). Where no engine answers or the image cannot be had,
+// Start returns ErrKindUnavailable and StartT skips the test with that
+// reason.
+//
+// Start probes the engine once with a throwaway container of the node
+// image. An engine that refuses --privileged (its own capability set lacks
+// CAP_SYS_RESOURCE, as on tenantkit's CI machines) gets kind's nodes with
+// every other capability instead: during Create, and only for kind's own
+// docker calls, a `docker` wrapper in a temporary folder comes first on
+// the process's PATH (which Start changes and restores, holding a lock) and
+// rewrites kind's privileged run and exec; an engine refusal it does not
+// cover is an *EngineRefusalError quoting the engine. On cgroup v1 hosts
+// the kubelet gets failCgroupV1: false. The host's kernel tunables
+// (kernel.panic, vm.overcommit_memory, ...) stay as they are: nodes see
+// /proc/sys read-only apart from /proc/sys/net, and the tunables the
+// kubelet wants as read-only files holding its values. tenantkit's node
+// image does this in its entrypoint; on an engine that refuses
+// --privileged the wrapper does it for any image, before its entrypoint.
+// (kind's published images on an engine that allows --privileged run as
+// shipped, and may change them, as upstream kind does.)
+//
+// Stop deletes the cluster: its node containers with their volumes, and its
+// network. A cluster's name carries its owner process (pid and start
+// time); the next Start deletes the clusters of owners that died without
+// stopping. Cost, measured on two shared cores: see docs and CHANGELOG.
 //
 // # Shutdown
 //

@@ -37,6 +37,9 @@ const (
 type Config struct {
 	// Provider selects the backend. Default: $TENANTKIT_CLUSTER, else Local.
 	Provider Provider
+	// KindCluster configures the cluster of the Kind provider: its
+	// workers and node image.
+	KindCluster KindConfig
 	// Dir is the environment's working directory, removed by Stop. Default:
 	// a new directory under os.TempDir.
 	Dir string
@@ -88,6 +91,7 @@ type Env struct {
 	provider Provider
 	rest     *rest.Config
 	kubecfg  string
+	kindName string
 
 	mu         sync.Mutex
 	stopped    bool
@@ -149,6 +153,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Provider != Local && cfg.Provider != Kind {
 		return cfg, fmt.Errorf("%w: unknown provider %q (want %q or %q)", ErrInvalidConfig, cfg.Provider, Local, Kind)
+	}
+	if cfg.KindCluster.Workers < 0 {
+		return cfg, fmt.Errorf("%w: KindCluster.Workers is %d", ErrInvalidConfig, cfg.KindCluster.Workers)
 	}
 	if cfg.EtcdMembers < 0 {
 		return cfg, fmt.Errorf("%w: EtcdMembers is %d; an etcd cluster needs at least one member", ErrInvalidConfig, cfg.EtcdMembers)

@@ -2,66 +2,171 @@ package localenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
+	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/kind/pkg/apis/config/defaults"
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/kind/pkg/cluster"
+
+	"github.com/cozystack/tenantkit/internal/kindnode"
 )
 
-// kindNodeImage is the node image a kind environment creates its nodes from:
-// $TENANTKIT_KIND_NODE_IMAGE, else kind's default. It must already be in the
-// container engine's image store: Start never pulls it.
-func kindNodeImage() string {
-	if img := os.Getenv("TENANTKIT_KIND_NODE_IMAGE"); img != "" {
-		return img
-	}
-	return defaults.Image
+// KindConfig configures the kind cluster of the Kind provider.
+type KindConfig struct {
+	// Workers is the number of worker nodes beside the one control plane
+	// node. Negative values are invalid.
+	Workers int
+	// NodeImage is the node image. Default: $TENANTKIT_KIND_NODE_IMAGE,
+	// else tenantkit's own node image (`make kind-node-image`), which
+	// Start builds offline when the engine lacks it and this process may
+	// (root, debootstrap). Start never pulls an image.
+	NodeImage string
+	// ReadyTimeout bounds the wait for every node to be Ready after kind
+	// created the cluster. Default 5 minutes.
+	ReadyTimeout time.Duration
 }
 
-// startKind creates a kind cluster named after the environment directory and
-// points the environment at it.
+// kindNetworkPrefix names the docker network of each tenantkit kind
+// cluster: one per cluster, removed with it.
+const kindNetworkPrefix = "tenantkit-kind-"
+
+// kindEnvMu serializes the process-wide environment that kind's own
+// docker calls read (PATH, KIND_EXPERIMENTAL_DOCKER_NETWORK).
+var kindEnvMu sync.Mutex
+
+// startKind creates a kind cluster owned by this process and points the
+// environment at it.
 func (e *Env) startKind(ctx context.Context) error {
-	engine, err := kindRuntimeAvailable(ctx)
+	kc := e.cfg.KindCluster
+	if err := exec.CommandContext(ctx, "docker", "info").Run(); err != nil {
+		return fmt.Errorf("%w: %w", ErrKindUnavailable, errNoEngine)
+	}
+	image, err := e.kindImage(ctx)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrKindUnavailable, err)
+		return err
 	}
-	image := kindNodeImage()
-	if err := exec.CommandContext(ctx, engine, "image", "inspect", image).Run(); err != nil {
-		return fmt.Errorf("%w: node image %s is not in %s's image store (Start never pulls it; load one with %s load, or name one with TENANTKIT_KIND_NODE_IMAGE)",
-			ErrKindUnavailable, image, engine, engine)
+	mode, err := probeEngine(ctx, image)
+	if err != nil {
+		return err
 	}
-	provider := cluster.NewProvider()
-	name := "tenantkit-" + filepath.Base(e.dir)[len("tenantkit-env-"):]
-	if !e.ownsDir {
-		name = "tenantkit"
+	provider := cluster.NewProvider(cluster.ProviderWithDocker(), cluster.ProviderWithLogger(kindLogger{e.log}))
+	if err := cleanKindLeftovers(ctx, provider, e.log); err != nil {
+		e.log.Warn("kind leftovers", "err", err)
 	}
-	e.kubecfg = filepath.Join(e.dir, "kind.kubeconfig")
-	if err := provider.Create(name, cluster.CreateWithKubeconfigPath(e.kubecfg), cluster.CreateWithNodeImage(image)); err != nil {
-		return fmt.Errorf("create kind cluster %s: %w", name, err)
+	name, err := kindClusterName()
+	if err != nil {
+		return err
 	}
-	e.OnStop(func() error { return provider.Delete(name, e.kubecfg) })
+	e.kubecfg, e.kindName = filepath.Join(e.dir, "kind.kubeconfig"), name
+	e.OnStop(func() error { return deleteKindCluster(provider, name, e.kubecfg) })
+	e.log.Info("creating kind cluster", "name", name, "image", image, "workers", kc.Workers,
+		"refusesPrivileged", mode.refusesPrivileged, "cgroupV1", mode.cgroupV1)
+	if err := e.createKind(provider, name, image, mode); err != nil {
+		return err
+	}
 	rc, err := clientcmd.BuildConfigFromFlags("", e.kubecfg)
 	if err != nil {
-		return fmt.Errorf("kind kubeconfig: %w", err)
+		return fmt.Errorf("localenv: kind kubeconfig: %w", err)
 	}
 	e.rest = rc
+	return waitNodesReady(ctx, rc, 1+kc.Workers, kc.ReadyTimeout)
+}
+
+// kindImage returns the node image, building tenantkit's when missing.
+func (e *Env) kindImage(ctx context.Context) (string, error) {
+	img := e.cfg.KindCluster.NodeImage
+	if img == "" {
+		img = os.Getenv("TENANTKIT_KIND_NODE_IMAGE")
+	}
+	if img != "" {
+		if exec.CommandContext(ctx, "docker", "image", "inspect", img).Run() != nil {
+			return "", fmt.Errorf("%w: node image %s is not in docker's image store (Start never pulls; docker pull or load it)", ErrKindUnavailable, img)
+		}
+		return img, nil
+	}
+	b := &kindnode.Builder{Progress: e.cfg.BuildProgress}
+	img, err := b.Ensure(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%w: tenantkit's node image (make kind-node-image): %w", ErrKindUnavailable, err)
+	}
+	return img, nil
+}
+
+// createKind runs kind's Create with the adaptations mode asks for: the
+// docker wrapper first on PATH, the cluster's own network, and on cgroup
+// v1 hosts the kubelet's failCgroupV1: false.
+func (e *Env) createKind(provider *cluster.Provider, name, image string, mode engineMode) error {
+	cfg := &v1alpha4.Cluster{Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole, Image: image}}}
+	for range e.cfg.KindCluster.Workers {
+		cfg.Nodes = append(cfg.Nodes, v1alpha4.Node{Role: v1alpha4.WorkerRole, Image: image})
+	}
+	if mode.cgroupV1 {
+		cfg.KubeadmConfigPatches = append(cfg.KubeadmConfigPatches,
+			"kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nfailCgroupV1: false\n")
+	}
+	kindEnvMu.Lock()
+	defer kindEnvMu.Unlock()
+	restore := setenv("KIND_EXPERIMENTAL_DOCKER_NETWORK", kindNetworkPrefix+name)
+	defer restore()
+	if mode.refusesPrivileged {
+		dir, err := os.MkdirTemp("", "tenantkit-kind-docker-")
+		if err != nil {
+			return fmt.Errorf("localenv: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		if err := writeDockerWrapper(dir); err != nil {
+			return fmt.Errorf("localenv: docker wrapper: %w", err)
+		}
+		defer setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))()
+	}
+	err := provider.Create(name, cluster.CreateWithV1Alpha4Config(cfg), cluster.CreateWithKubeconfigPath(e.kubecfg),
+		cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
+	if err != nil {
+		return fmt.Errorf("localenv: create kind cluster %s: %w", name, err)
+	}
 	return nil
 }
 
-// kindRuntimeAvailable returns the first container engine that answers, since
-// kind's own detection only looks for the client binaries.
-func kindRuntimeAvailable(ctx context.Context) (string, error) {
-	for _, engine := range []string{"docker", "podman", "nerdctl"} {
-		if _, err := exec.LookPath(engine); err != nil {
-			continue
-		}
-		if err := exec.CommandContext(ctx, engine, "info").Run(); err == nil {
-			return engine, nil
+// KindClusterName returns the name of the environment's kind cluster ("" for
+// the local provider). Its nodes are the containers labelled
+// io.x-k8s.kind.cluster=<name>, on the docker network
+// tenantkit-kind-<name>.
+func (e *Env) KindClusterName() string { return e.kindName }
+
+// setenv sets k to v and returns what restores its previous value.
+func setenv(k, v string) func() {
+	old, had := os.LookupEnv(k)
+	os.Setenv(k, v)
+	return func() {
+		if had {
+			os.Setenv(k, old)
+		} else {
+			os.Unsetenv(k)
 		}
 	}
-	return "", fmt.Errorf("no container engine answers (docker, podman or nerdctl info failed)")
+}
+
+// deleteKindCluster deletes the cluster's nodes (containers with their
+// volumes) and its network.
+// kubeconfig is the file kind removes the cluster's entries from.
+func deleteKindCluster(provider *cluster.Provider, name, kubeconfig string) error {
+	var errs []error
+	if err := provider.Delete(name, kubeconfig); err != nil {
+		errs = append(errs, err)
+	}
+	out, err := exec.Command("docker", "network", "rm", kindNetworkPrefix+name).CombinedOutput()
+	if err != nil && !strings.Contains(string(out), "No such network") && !strings.Contains(string(out), "not found") {
+		errs = append(errs, fmt.Errorf("docker network rm: %s", strings.TrimSpace(string(out))))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("localenv: delete kind cluster %s: %w", name, err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"regexp"
 	"testing"
 	"time"
@@ -48,7 +49,22 @@ func TestTour(t *testing.T) {
 // TestKubeconfigMode reads a cluster the example did not set up, through
 // --kubeconfig, and changes nothing in it.
 func TestKubeconfigMode(t *testing.T) {
-	env := localenv.StartT(t, localenv.Config{EtcdMembers: 1})
+	kubeconfigMode(t, localenv.StartT(t, localenv.Config{EtcdMembers: 1}))
+}
+
+// TestKubeconfigMode_kind runs the same against a kind cluster (one node,
+// tenantkit's offline node image), as a user would run the example
+// against theirs: the GPU nodes are Node objects HAMi's device plugin
+// would have annotated, beside the kind node, which is no GPU node. Opt-in
+// with TENANTKIT_KIND=1 (make test-kind).
+func TestKubeconfigMode_kind(t *testing.T) {
+	if os.Getenv("TENANTKIT_KIND") == "" {
+		t.Skip("set TENANTKIT_KIND=1 to run the example against a kind cluster")
+	}
+	kubeconfigMode(t, localenv.StartT(t, localenv.Config{Provider: localenv.Kind}))
+}
+
+func kubeconfigMode(t *testing.T, env *localenv.Env) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cs, err := kubernetes.NewForConfig(env.RESTConfig())
@@ -77,7 +93,7 @@ func TestKubeconfigMode(t *testing.T) {
 	require.Contains(t, out.String(), "Ledger: 3 GPU nodes, 6 GPUs, 12 pods")
 	require.Contains(t, out.String(), "node/broken: node broken: hami.io/node-nvidia-register")
 	require.Contains(t, out.String(), "more fit.")
-	list, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	list, err := cs.CoreV1().Pods(corev1Namespace.Name).List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, list.Items, 12, "read only")
 

@@ -17,6 +17,7 @@ func TestSharedModules_sameVersions(t *testing.T) {
 	files := embeddedFiles()
 	tests := []struct{ module, other string }{
 		{module: "kubelet", other: "kube"},
+		{module: "kubeadm", other: "kube"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.module, func(t *testing.T) {

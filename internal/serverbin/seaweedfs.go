@@ -17,6 +17,8 @@ var SeaweedFS = Server{Name: "weed", Module: "seaweedfs",
 	VersionArgs: []string{"version"},
 	LDFlags:     []string{"-X github.com/seaweedfs/seaweedfs/weed/util/version.COMMIT=7506e5f91cd6"}}
 
-// Optional lists the servers that only opt-in tests run; All does not
-// include them.
-func Optional() []Server { return []Server{SeaweedFS} }
+// Optional lists the servers that only opt-in tests and the kind node
+// image (KindNode) need; All does not include them.
+func Optional() []Server {
+	return append([]Server{SeaweedFS, Kubeadm, Kubectl, KubeProxy, CoreDNS, LocalPathProvisioner}, CNIPlugins...)
+}

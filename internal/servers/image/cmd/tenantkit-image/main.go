@@ -6,6 +6,9 @@
 //
 //	tenantkit-image -o pause.tar -tag registry.k8s.io/pause:3.10 \
 //	    -add ./pause=/pause -entrypoint /pause
+//
+// With -layer, a prepared tar file (a whole root filesystem, for example)
+// is the image's first layer, below the one holding the -add files.
 package main
 
 import (
@@ -20,6 +23,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"compress/gzip"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -44,6 +49,7 @@ type options struct {
 	adds       list
 	env        list
 	entrypoint string
+	layer      string
 }
 
 func main() {
@@ -64,6 +70,7 @@ func run(args []string) error {
 	fs.Var(&o.adds, "add", "`src=dst`: host file src at path dst in the image, mode 0755 (repeatable)")
 	fs.Var(&o.env, "env", "`K=V` in the image's environment (repeatable)")
 	fs.StringVar(&o.entrypoint, "entrypoint", "", "the image's entrypoint, a `path` inside the image")
+	fs.StringVar(&o.layer, "layer", "", "a tar `file` that is the image's first layer, below the -add files")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -101,7 +108,17 @@ func build(o options) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("layer: %w", err)
 	}
-	img, err := mutate.AppendLayers(empty.Image, layer)
+	base := empty.Image
+	if o.layer != "" {
+		first, err := tarball.LayerFromFile(o.layer, tarball.WithCompressionLevel(gzip.BestSpeed), tarball.WithCompressedCaching)
+		if err != nil {
+			return nil, fmt.Errorf("-layer: %w", err)
+		}
+		if base, err = mutate.AppendLayers(base, first); err != nil {
+			return nil, fmt.Errorf("-layer: %w", err)
+		}
+	}
+	img, err := mutate.AppendLayers(base, layer)
 	if err != nil {
 		return nil, fmt.Errorf("layer: %w", err)
 	}
