@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,12 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/cozystack/tenantkit/internal/serverbin"
 	"github.com/cozystack/tenantkit/ref"
 )
 
-// kubectlEnv names the kubectl binary the kubectl subtest runs: kubectl
-// v1.37.2 built from the pinned k8s.io/kubernetes (the variable is the one
-// serverbin's override reads for a server named kubectl).
+// kubectlEnv names the kubectl binary the kubectl subtest runs (the
+// variable serverbin's override reads for a server named kubectl); without
+// it the subtest runs the kubectl v1.37.2 `make tools` built from the
+// pinned k8s.io/kubernetes.
 const kubectlEnv = "TENANTKIT_KUBECTL_BIN"
 
 // kubectl runs a real kubectl with the plugin: 16 `kubectl auth whoami`
@@ -25,7 +28,13 @@ const kubectlEnv = "TENANTKIT_KUBECTL_BIN"
 func (w *world) kubectl(t *testing.T) {
 	bin := os.Getenv(kubectlEnv)
 	if bin == "" {
-		t.Skipf("no kubectl: set %s to a kubectl v1.37.2 (the client-go exec authenticator subtests cover the protocol)", kubectlEnv)
+		// make tools builds it; go test never does (its timeout would
+		// run into the build).
+		var err error
+		bin, err = (&serverbin.Builder{NoBuild: true, Progress: io.Discard}).Path(w.ctx, serverbin.Kubectl)
+		if err != nil {
+			t.Skipf("no kubectl: run make tools, or set %s to a kubectl v1.37.2 (the client-go exec authenticator subtests cover the protocol): %v", kubectlEnv, err)
+		}
 	}
 	cache := t.TempDir()
 	write := func(name string, c, server ref.Cluster) string {

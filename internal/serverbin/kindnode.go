@@ -11,7 +11,9 @@ var (
 	Kubeadm = Server{Name: "kubeadm", Module: "kubeadm", Package: "k8s.io/kubernetes/cmd/kubeadm",
 		Upstream: "k8s.io/kubernetes", Version: "v1.37.2", LDFlags: kubeLDFlags, Slow: true,
 		VersionArgs: []string{"version", "-o", "short"}, MinVersion: kubeMinVersion}
-	// Kubectl is kubectl v1.37.2 (kind runs it inside the node).
+	// Kubectl is kubectl v1.37.2: kind runs it inside the node, and the
+	// tests of examples/oidc-credential run it with tenantkit's credential
+	// plugin (so `make tools` builds it).
 	Kubectl = Server{Name: "kubectl", Module: "kubeadm", Package: "k8s.io/kubernetes/cmd/kubectl",
 		Upstream: "k8s.io/kubernetes", Version: "v1.37.2", LDFlags: kubeLDFlags, Slow: true,
 		VersionArgs: []string{"version", "--client"}, MinVersion: kubeMinVersion}

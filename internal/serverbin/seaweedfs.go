@@ -20,5 +20,5 @@ var SeaweedFS = Server{Name: "weed", Module: "seaweedfs",
 // Optional lists the servers that only opt-in tests and the kind node
 // image (KindNode) need; All does not include them.
 func Optional() []Server {
-	return append([]Server{SeaweedFS, Kubeadm, Kubectl, KubeProxy, CoreDNS, LocalPathProvisioner}, CNIPlugins...)
+	return append([]Server{SeaweedFS, Kubeadm, KubeProxy, CoreDNS, LocalPathProvisioner}, CNIPlugins...)
 }

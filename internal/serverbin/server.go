@@ -90,5 +90,5 @@ var (
 // environment first needs them.
 func All() []Server {
 	return []Server{Etcd, KubeAPIServer, KubeControllerManager, KubeScheduler, Dex, VersityGW, Velero, VeleroPluginAWS,
-		Kubelet, Pause, ImageTool}
+		Kubelet, Pause, ImageTool, Kubectl}
 }
