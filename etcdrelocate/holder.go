@@ -43,11 +43,11 @@ func newHolderID(prefix string) string {
 // this PID namespace, "" where the system does not tell.
 func procIdentity(pid int) string {
 	boot, ns := bootID(), pidNamespace()
-	start := startTime(pid)
-	if boot == "" || ns == "" || start == "" {
+	start, err := process.StartTime(pid)
+	if boot == "" || ns == "" || err != nil {
 		return ""
 	}
-	return fmt.Sprintf("%s.%s.%d.%s", boot, ns, pid, start)
+	return fmt.Sprintf("%s.%s.%d.%d", boot, ns, pid, start)
 }
 
 // holderGone reports whether holder names a process of this machine and
@@ -65,7 +65,8 @@ func holderGone(holder string) bool {
 	if err != nil || pid <= 0 {
 		return false
 	}
-	return process.Exited(pid) || startTime(pid) != f[3]
+	start, err := process.StartTime(pid)
+	return process.Exited(pid) || err != nil || strconv.FormatUint(start, 10) != f[3]
 }
 
 func bootID() string {
@@ -82,13 +83,4 @@ func pidNamespace() string {
 		return ""
 	}
 	return strings.Trim(strings.TrimPrefix(l, "pid:"), "[]")
-}
-
-// startTime is field 22 of /proc/<pid>/stat, "" if the process is gone.
-func startTime(pid int) string {
-	f, err := process.StatFields(pid)
-	if err != nil || len(f) < 20 {
-		return ""
-	}
-	return f[19]
 }

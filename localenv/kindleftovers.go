@@ -25,7 +25,7 @@ const kindClusterPrefix = "tenantkit-"
 
 // kindClusterName names a new cluster owned by this process.
 func kindClusterName() (string, error) {
-	start, err := procStart(os.Getpid())
+	start, err := process.StartTime(os.Getpid())
 	if err != nil {
 		return "", fmt.Errorf("localenv: %w", err)
 	}
@@ -46,19 +46,8 @@ func kindOwnerAlive(name string) (alive, ok bool) {
 	if err1 != nil || err2 != nil || pid <= 0 {
 		return false, false
 	}
-	got, err := procStart(pid)
+	got, err := process.StartTime(pid)
 	return err == nil && got == start, true
-}
-
-func procStart(pid int) (uint64, error) {
-	f, err := process.StatFields(pid)
-	if err != nil {
-		return 0, err
-	}
-	if len(f) < 20 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
-	}
-	return strconv.ParseUint(f[19], 10, 64)
 }
 
 // cleanKindLeftovers deletes the clusters and networks of tenantkit

@@ -3,6 +3,7 @@ package process
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -28,4 +29,18 @@ func StatFields(pid int) ([]string, error) {
 func Exited(pid int) bool {
 	f, err := StatFields(pid)
 	return err != nil || len(f) == 0 || f[0] == "Z"
+}
+
+// StartTime returns the start time of process pid in clock ticks since
+// boot (field 22 of /proc/<pid>/stat): with the PID it names one process
+// for as long as the machine runs, whatever PIDs are reused.
+func StartTime(pid int) (uint64, error) {
+	f, err := StatFields(pid)
+	if err != nil {
+		return 0, err
+	}
+	if len(f) < 20 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	return strconv.ParseUint(f[19], 10, 64)
 }

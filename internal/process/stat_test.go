@@ -21,3 +21,16 @@ func TestExited(t *testing.T) {
 	require.NoError(t, cmd.Wait())
 	require.True(t, Exited(pid), "a reaped process has exited")
 }
+
+func TestStartTime(t *testing.T) {
+	a, err := StartTime(os.Getpid())
+	require.NoError(t, err)
+	require.Positive(t, a)
+	b, err := StartTime(os.Getpid())
+	require.NoError(t, err)
+	require.Equal(t, a, b, "one process, one start time")
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Run())
+	_, err = StartTime(cmd.Process.Pid)
+	require.Error(t, err, "a reaped process has none")
+}

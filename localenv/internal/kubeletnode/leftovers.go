@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -35,7 +34,7 @@ type record struct {
 
 // register writes the record of a pool owned by this process.
 func register(id, cgroup, dir string) (path string, err error) {
-	start, err := startTime(os.Getpid())
+	start, err := process.StartTime(os.Getpid())
 	if err != nil {
 		return "", err
 	}
@@ -48,18 +47,6 @@ func register(id, cgroup, dir string) (path string, err error) {
 	}
 	path = filepath.Join(registryDir(), id+".json")
 	return path, os.WriteFile(path, b, 0o600)
-}
-
-// startTime returns a process's start time in clock ticks since boot.
-func startTime(pid int) (uint64, error) {
-	f, err := process.StatFields(pid)
-	if err != nil {
-		return 0, err
-	}
-	if len(f) < 20 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
-	}
-	return strconv.ParseUint(f[19], 10, 64)
 }
 
 // errBadRecord is returned by parseRecord for anything but a pool's record.
@@ -84,7 +71,7 @@ func parseRecord(b []byte) (record, error) {
 
 // alive reports whether the record's owner still runs.
 func (r record) alive() bool {
-	start, err := startTime(r.PID)
+	start, err := process.StartTime(r.PID)
 	return err == nil && start == r.Start
 }
 

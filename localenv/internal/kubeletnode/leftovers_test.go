@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cozystack/tenantkit/internal/process"
 )
 
 func TestParseRecord(t *testing.T) {
@@ -50,7 +52,7 @@ func FuzzParseRecord(f *testing.F) {
 }
 
 func TestStartTime_ofThisProcess(t *testing.T) {
-	a, err := startTime(os.Getpid())
+	a, err := process.StartTime(os.Getpid())
 	require.NoError(t, err)
 	require.Positive(t, a)
 	r := record{PID: os.Getpid(), Start: a}
