@@ -37,14 +37,16 @@ type MoveOutcome struct {
 	Err    string `json:"error,omitempty"`
 	State  string `json:"state,omitempty"`
 	Resume string `json:"resume,omitempty"`
-	// MinFaultTolerance is the lowest fault tolerance its plan left.
+	// Took is the move's wall time, waits for its cluster to settle
+	// included.
 	Took time.Duration `json:"took"`
 
 	err error
 }
 
-// Unwrap returns the move's error.
-func (o MoveOutcome) Unwrap() error { return o.err }
+// Failure returns the move's error for errors.Is and errors.As (a
+// *RolledBackError, a *StepError, ...), nil for a move that did not fail.
+func (o MoveOutcome) Failure() error { return o.err }
 
 // EvacuationEvent reports an evacuation's progress, per tenant.
 type EvacuationEvent struct {
