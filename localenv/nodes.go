@@ -6,14 +6,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/cozystack/tenantkit/internal/kindnode"
 	"github.com/cozystack/tenantkit/localenv/internal/kubeletnode"
 	"github.com/cozystack/tenantkit/localenv/internal/nodeagent"
 )
 
-// DefaultEtcdImages are the etcd images kubelet nodes have by default: the
-// aenix operator's (package etcdlayout's DefaultImage) and the one
-// kubeadm-style control planes name.
-var DefaultEtcdImages = []string{"quay.io/coreos/etcd:v3.5.12", "registry.k8s.io/etcd:3.5.15-0"}
+// DefaultEtcdImages are the etcd images kubelet nodes have by default, and
+// that tenantkit's kind node image holds (tenantkit's etcd under each
+// name): the aenix operator's (package etcdlayout's DefaultImage) and the
+// one kubeadm-style control planes name.
+var DefaultEtcdImages = kindnode.TenantEtcdImages
 
 // NodeConfig describes one simulated node of ClusterConfig.Nodes.
 type NodeConfig struct {

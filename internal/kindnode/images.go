@@ -34,7 +34,9 @@ type image struct {
 // images are the archives the node loads at boot: every image kubeadm
 // v1.37.2 and the cluster's add-ons run. The etcd image holds etcd v3.7.3
 // under kubeadm's default tag too (3.7.0-0), so that kind's own kubeadm
-// configuration finds it.
+// configuration finds it, and under the tenant etcd images of
+// localenv.DefaultEtcdImages, as kubelet nodes hold it, so that a tenant
+// etcd's pods start on a kind node unchanged.
 var images = []image{
 	{file: "kube-apiserver.tar", tags: []string{"registry.k8s.io/kube-apiserver:" + KubernetesVersion},
 		bin: serverbin.KubeAPIServer, path: "/usr/local/bin/kube-apiserver"},
@@ -42,7 +44,7 @@ var images = []image{
 		bin: serverbin.KubeControllerManager, path: "/usr/local/bin/kube-controller-manager"},
 	{file: "kube-scheduler.tar", tags: []string{"registry.k8s.io/kube-scheduler:" + KubernetesVersion},
 		bin: serverbin.KubeScheduler, path: "/usr/local/bin/kube-scheduler"},
-	{file: "etcd.tar", tags: []string{"registry.k8s.io/etcd:3.7.3-0", "registry.k8s.io/etcd:3.7.0-0"},
+	{file: "etcd.tar", tags: append([]string{"registry.k8s.io/etcd:3.7.3-0", "registry.k8s.io/etcd:3.7.0-0"}, TenantEtcdImages...),
 		bin: serverbin.Etcd, path: "/usr/local/bin/etcd"},
 	{file: "pause.tar", tags: []string{"registry.k8s.io/pause:3.10.2"},
 		bin: serverbin.Pause, path: "/pause", entrypoint: true},
@@ -53,6 +55,10 @@ var images = []image{
 	{file: "node-tools.tar", tags: []string{"registry.k8s.io/kube-proxy:" + KubernetesVersion, NodeToolsImage},
 		nodeTools: true},
 }
+
+// TenantEtcdImages are the tenant etcd images the node holds (etcd
+// v3.7.3 under their names): localenv.DefaultEtcdImages.
+var TenantEtcdImages = []string{"quay.io/coreos/etcd:v3.5.12", "registry.k8s.io/etcd:3.5.15-0"}
 
 // nodeBin is a program installed in the node's root filesystem.
 type nodeBin struct {
