@@ -251,9 +251,9 @@ func decode(data []byte, v any, prefix string, strict bool, ps *problems) (any, 
 		}
 		switch {
 		case strings.HasPrefix(se.Error(), "duplicate field"):
-			dup.add(path, "", ErrDuplicateField, "")
+			dup.addFE(&FieldError{Field: path, Err: ErrDuplicateField})
 		case strict:
-			dup.add(path, "", ErrUnknownField, "")
+			dup.addFE(&FieldError{Field: path, Err: ErrUnknownField})
 		}
 	}
 	if err := dup.err(); err != nil {
