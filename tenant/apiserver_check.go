@@ -87,27 +87,3 @@ func volumeSources(vs corev1.VolumeSource) []string {
 	}
 	return out
 }
-
-// keepNullVolumeSources gives an extra volume the source its document
-// names with null (secret: null): the chart counts the key as the volume's
-// source, as it counts every key besides name, so the volume is read as
-// that source, empty, and written back as {}.
-func keepNullVolumeSources(rawSpec any, s *KubernetesSpec) {
-	spec, _ := rawSpec.(map[string]any)
-	cp, _ := spec["controlPlane"].(map[string]any)
-	api, _ := cp["apiServer"].(map[string]any)
-	list, _ := api["extraVolumes"].([]any)
-	for i, item := range list {
-		obj, _ := item.(map[string]any)
-		if i >= len(s.ControlPlane.APIServer.ExtraVolumes) {
-			return
-		}
-		vs := reflect.ValueOf(&s.ControlPlane.APIServer.ExtraVolumes[i].VolumeSource).Elem()
-		for j := range vs.NumField() {
-			name, _, _ := strings.Cut(vs.Type().Field(j).Tag.Get("json"), ",")
-			if v, ok := obj[name]; ok && v == nil && vs.Field(j).Kind() == reflect.Pointer && vs.Field(j).IsNil() {
-				vs.Field(j).Set(reflect.New(vs.Field(j).Type().Elem()))
-			}
-		}
-	}
-}
