@@ -15,7 +15,7 @@ import (
 // prefix names its decider (as FieldError.Decider reads IDs the table
 // does not declare), a description and releases tenantkit mirrors.
 func TestRuleTable_declared(t *testing.T) {
-	prefixes := map[string]Decider{"S": DecidedByChart, "T": DecidedByChart, "R": DecidedByChart,
+	prefixes := map[string]Decider{"S": DecidedByChart, "T": DecidedByChart, "R": DecidedByHelm,
 		"H": DecidedByHelm, "A": DecidedByAPI, "K": DecidedByTenantkit}
 	seen := map[string]bool{}
 	for i, r := range ruleTable {
