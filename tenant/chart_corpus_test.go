@@ -6,9 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -93,10 +91,6 @@ func (c chartCase) releases() []tenant.Release {
 	}
 	return c.Releases
 }
-
-// chartRuleID matches the catalogue's rule IDs, such as
-// S-nodegroup-required or T-podcpu-limit-negative.
-var chartRuleID = regexp.MustCompile(`\b[STHARK]-[a-z0-9]+(?:-[a-z0-9]+)*\b`)
 
 // typeRules are the rules a decoding error (a value of the wrong JSON
 // type) stands for: the decoder reports the type, not the schema rule.
@@ -368,16 +362,15 @@ func chartRoundTrip(c chartCase, r tenant.Release, spec tenant.KubernetesSpec, w
 	return nil
 }
 
-// loadChartRules returns the rule IDs the catalogue defines.
-func loadChartRules(t *testing.T) map[string]bool {
+// loadChartRules returns the rules tenant's table declares (the index of
+// RULES.md is rendered from it), by ID.
+func loadChartRules(t *testing.T) map[string]tenant.ChartRule {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(chartDir, "RULES.md"))
-	require.NoError(t, err)
-	rules := map[string]bool{}
-	for _, id := range chartRuleID.FindAllString(string(data), -1) {
-		rules[id] = true
+	rules := map[string]tenant.ChartRule{}
+	for _, r := range tenant.ChartRules() {
+		rules[r.ID] = r
 	}
-	require.NotEmpty(t, rules, "no rule IDs in RULES.md")
+	require.NotEmpty(t, rules, "no rules declared")
 	return rules
 }
 
@@ -402,9 +395,10 @@ func loadChartCases(t *testing.T) []chartCase {
 }
 
 // checkChartCases checks the corpus itself: unique names, a verdict, one
-// input, rule IDs the catalogue defines (warnings only K- ones), and every
-// schema, template, Helm and API rule of the catalogue exercised by a case.
-func checkChartCases(t *testing.T, cases []chartCase, rules map[string]bool) {
+// input, rule IDs the table declares (warnings only K- ones), cases of a
+// rule of some releases holding for those only, and every rule of the
+// table exercised by a case.
+func checkChartCases(t *testing.T, cases []chartCase, rules map[string]tenant.ChartRule) {
 	t.Helper()
 	seen := map[string]bool{}
 	used := map[string]bool{}
@@ -425,24 +419,28 @@ func checkChartCases(t *testing.T, cases []chartCase, rules map[string]bool) {
 		require.True(t, (c.Values == nil) != (c.Object == nil), "%s: set exactly one of values and object", where)
 		require.NotEmpty(t, c.Rules, "%s: no rule", where)
 		for _, id := range c.Rules {
-			require.True(t, rules[id], "%s: rule %s is not in RULES.md", where, id)
+			rule, ok := rules[id]
+			require.True(t, ok, "%s: rule %s is not declared (tenant/rules.go)", where, id)
+			for _, r := range c.releases() {
+				require.True(t, rule.Releases == nil || slices.Contains(rule.Releases, r), "%s: rule %s does not hold for release %s", where, id, r)
+			}
 			used[id] = true
 		}
 		require.True(t, len(c.Warnings) == 0 || c.Expect == verdictAccept && c.API == "" && c.Tenantkit == "",
 			"%s: warnings belong to accepted cases (a rejected one gets an error)", where)
 		for _, id := range c.Warnings {
-			require.True(t, rules[id] && strings.HasPrefix(id, "K-"), "%s: warning %s is not a K- rule of RULES.md", where, id)
+			rule, ok := rules[id]
+			require.True(t, ok && strings.HasPrefix(id, "K-") && rule.By == tenant.DecidedByTenantkit, "%s: warning %s is not a K- rule of the table", where, id)
 			used[id] = true
 		}
 	}
 	var unused []string
-	for id := range rules {
-		if strings.IndexByte("STHA", id[0]) >= 0 && !used[id] {
-			unused = append(unused, id)
+	for _, r := range tenant.ChartRules() {
+		if !used[r.ID] {
+			unused = append(unused, r.ID)
 		}
 	}
-	sort.Strings(unused)
-	require.Empty(t, unused, "catalogue rules no case exercises")
+	require.Empty(t, unused, "declared rules no case exercises")
 }
 
 // filter yields the elements of s that keep accepts.

@@ -1,7 +1,5 @@
 package tenant
 
-import "strings"
-
 // Decider says who makes a decision that Check reports: the chart (its
 // values schema or a template's fail), Helm, cozystack-api (before Helm
 // sees the values) or tenantkit itself. A *FieldError's Rule names it.
@@ -25,17 +23,7 @@ const (
 
 // Decider returns who decides e, from its Rule ("" for a syntax error,
 // which is Helm's: it cannot read the values either).
-func (e *FieldError) Decider() Decider {
-	switch {
-	case strings.HasPrefix(e.Rule, "S-"), strings.HasPrefix(e.Rule, "T-"):
-		return DecidedByChart
-	case strings.HasPrefix(e.Rule, "A-"):
-		return DecidedByAPI
-	case strings.HasPrefix(e.Rule, "K-"):
-		return DecidedByTenantkit
-	}
-	return DecidedByHelm
-}
+func (e *FieldError) Decider() Decider { return deciderOf(e.Rule) }
 
 // By returns the problems of e that the deciders ds decide, as a
 // *ValidationError, or nil when there are none. By(DecidedByChart,

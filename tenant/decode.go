@@ -192,6 +192,30 @@ func keepFalsyResources(rawSpec any, s *KubernetesSpec) {
 	}
 }
 
+// keepNullVolumeSources gives an extra volume the source its document
+// names with null (secret: null): the chart counts the key as the volume's
+// source, as it counts every key besides name, so the volume is read as
+// that source, empty, and written back as {}.
+func keepNullVolumeSources(rawSpec any, s *KubernetesSpec) {
+	spec, _ := rawSpec.(map[string]any)
+	cp, _ := spec["controlPlane"].(map[string]any)
+	api, _ := cp["apiServer"].(map[string]any)
+	list, _ := api["extraVolumes"].([]any)
+	for i, item := range list {
+		obj, _ := item.(map[string]any)
+		if i >= len(s.ControlPlane.APIServer.ExtraVolumes) {
+			return
+		}
+		vs := reflect.ValueOf(&s.ControlPlane.APIServer.ExtraVolumes[i].VolumeSource).Elem()
+		for j := range vs.NumField() {
+			name, _, _ := strings.Cut(vs.Type().Field(j).Tag.Get("json"), ",")
+			if v, ok := obj[name]; ok && v == nil && vs.Field(j).Kind() == reflect.Pointer && vs.Field(j).IsNil() {
+				vs.Field(j).Set(reflect.New(vs.Field(j).Type().Elem()))
+			}
+		}
+	}
+}
+
 func isNumberZero(v any) bool {
 	switch n := v.(type) {
 	case int64:
@@ -251,9 +275,9 @@ func decode(data []byte, v any, prefix string, strict bool, ps *problems) (any, 
 		}
 		switch {
 		case strings.HasPrefix(se.Error(), "duplicate field"):
-			dup.add(path, "", ErrDuplicateField, "")
+			dup.addFE(&FieldError{Field: path, Err: ErrDuplicateField})
 		case strict:
-			dup.add(path, "", ErrUnknownField, "")
+			dup.addFE(&FieldError{Field: path, Err: ErrUnknownField})
 		}
 	}
 	if err := dup.err(); err != nil {

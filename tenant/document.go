@@ -61,7 +61,7 @@ func walkElement(raw any, t reflect.Type, path string, ps *problems) {
 		et = et.Elem()
 	}
 	if raw == nil && et.Kind() == reflect.Struct && et.PkgPath() == modelPkg {
-		ps.add(path, "S-type", ErrMalformed, "null where the schema wants an object")
+		ps.add(path, sType, "null where the schema wants an object")
 		return
 	}
 	walkDocument(raw, t, path, false, ps)
@@ -80,21 +80,21 @@ func walkStruct(obj map[string]any, t reflect.Type, path string, defaults bool, 
 		v, present := obj[name]
 		switch {
 		case !present:
-			if tag.missing != "" {
-				ps.add(field, tag.missing, ErrRequiredField, "the schema requires it and nothing supplies a default")
+			if tag.missing != noRule {
+				ps.addAs(field, tag.missing, ErrRequiredField, "the schema requires it and nothing supplies a default")
 			}
 		case v == nil:
 			switch {
 			case !fieldDefaults:
-				ps.add(field, "S-type", ErrNullValue, "the chart has no default for Helm to delete the key from, so the schema sees null, not "+schemaType(f.Type))
-			case tag.null == "T-section-null":
-				ps.add(field, tag.null, ErrNullValue, "Helm deletes the section and the chart's templates fail on it: nil pointer evaluating "+strings.TrimPrefix(field, "spec."))
-			case tag.null != "":
-				ps.add(field, tag.null, ErrNullValue, "Helm deletes the key and the chart has no value to render")
+				ps.addAs(field, sType, ErrNullValue, "the chart has no default for Helm to delete the key from, so the schema sees null, not "+schemaType(f.Type))
+			case tag.null == tSectionNull:
+				ps.addAs(field, tag.null, ErrNullValue, "Helm deletes the section and the chart's templates fail on it: nil pointer evaluating "+strings.TrimPrefix(field, "spec."))
+			case tag.null != noRule:
+				ps.addAs(field, tag.null, ErrNullValue, "Helm deletes the key and the chart has no value to render")
 			case tag.required:
-				ps.add(field, "S-null-required", ErrNullValue, "Helm deletes the key, which the schema requires")
+				ps.add(field, sNullRequired, "Helm deletes the key, which the schema requires")
 			}
-		case v == "" && tag.empty != "":
+		case v == "" && tag.empty != noRule:
 			ps.addFE(emptyProblem(tag.empty, field))
 		case tag.opaque:
 		default:
@@ -104,7 +104,7 @@ func walkStruct(obj map[string]any, t reflect.Type, path string, defaults bool, 
 			}
 			if ft == quantityType {
 				if n, ok := v.(float64); ok && n != math.Trunc(n) {
-					ps.add(field, "S-quantity", ErrMalformed, "a quantity is an integer or a string, not "+strconv.FormatFloat(n, 'g', -1, 64))
+					ps.add(field, sQuantity, "a quantity is an integer or a string, not "+strconv.FormatFloat(n, 'g', -1, 64))
 				}
 				continue
 			}
@@ -133,15 +133,16 @@ func schemaType(t reflect.Type) string {
 	return "an object"
 }
 
-// chartTag is a parsed chart struct tag.
+// chartTag is a parsed chart struct tag: the rules it names (missing=,
+// null=, empty=; IDs of ruleTable) are noRule where it names none.
 type chartTag struct {
 	required, opaque     bool
 	nodefault            bool
-	missing, null, empty string
+	missing, null, empty ruleID
 }
 
 func parseChartTag(tag string) chartTag {
-	var ct chartTag
+	ct := chartTag{missing: noRule, null: noRule, empty: noRule}
 	for _, part := range strings.Split(tag, ",") {
 		k, v, _ := strings.Cut(part, "=")
 		switch k {
@@ -152,31 +153,23 @@ func parseChartTag(tag string) chartTag {
 		case "nodefault":
 			ct.nodefault = true
 		case "missing":
-			ct.missing = v
+			ct.missing = ruleByID(v)
 		case "null":
-			ct.null = v
+			ct.null = ruleByID(v)
 		case "empty":
-			ct.empty = v
+			ct.empty = ruleByID(v)
 		}
 	}
 	return ct
 }
 
-// emptyProblem is the refusal of a present "" by rule.
-func emptyProblem(rule, field string) *FieldError {
-	switch rule {
-	case "T-maxunhealthy-format":
+// emptyProblem is the refusal of a present "" by rule r.
+func emptyProblem(r ruleID, field string) *FieldError {
+	switch r {
+	case tMaxUnhealthyFormat:
 		return maxUnhealthyProblem(field, "")
-	case "T-duration-positive":
+	case tDurationPositive:
 		return durationProblem(field, "")
 	}
-	return &FieldError{Field: field, Err: ErrInvalidValue, Rule: rule,
-		Detail: `"" is not in the schema's enum; only an absent key means the default`}
-}
-
-// addFE records a ready problem.
-func (p *problems) addFE(fe *FieldError) {
-	if fe != nil {
-		*p = append(*p, fe)
-	}
+	return problem(field, r, `"" is not in the schema's enum; only an absent key means the default`)
 }

@@ -5,6 +5,157 @@ import (
 	"strings"
 )
 
+// Errors of the chart's render failures (its templates' fail calls). Check
+// and Validate return them inside *FieldError values, so errors.Is works on
+// their result; FieldError.Rule tells the rules of one sentinel apart and
+// FieldError.Detail carries the chart's message.
+var (
+	// ErrOIDCPlatformDisabled is returned when oidc.mode is System but the
+	// platform flag authentication.oidc.enabled is off: the chart refuses to
+	// render the Keycloak client without the platform realm.
+	ErrOIDCPlatformDisabled = errors.New("tenant: oidc mode System needs platform OIDC (authentication.oidc.enabled)")
+	// ErrOIDCCustomConfigConflict is returned when oidc.mode is CustomConfig
+	// and both customConfig.config and customConfig.secretRef.name are set.
+	ErrOIDCCustomConfigConflict = errors.New("tenant: oidc mode CustomConfig takes customConfig.config or customConfig.secretRef, not both")
+	// ErrOIDCCustomConfigMissing is returned when oidc.mode is CustomConfig
+	// and neither customConfig.config nor customConfig.secretRef.name is set.
+	ErrOIDCCustomConfigMissing = errors.New("tenant: oidc mode CustomConfig needs customConfig.config or customConfig.secretRef")
+	// ErrLegacyOIDCFlag is returned when controlPlane.apiServer.extraArgs
+	// holds an --oidc-* or --authentication-config flag while OIDC is on:
+	// the chart injects --authentication-config itself, and kube-apiserver
+	// refuses to start with both.
+	ErrLegacyOIDCFlag = errors.New("tenant: --oidc-* and --authentication-config flags conflict with OIDC mode")
+	// ErrReservedVolume is returned for an extra volume named talos-ca or
+	// talos-tls-cert (always chart-owned) or authentication-config
+	// (chart-owned while OIDC is on).
+	ErrReservedVolume = errors.New("tenant: volume name is reserved by the chart")
+	// ErrVolumeSource is returned for an extra volume whose source is not
+	// exactly one configMap or secret: the control-plane pod runs on the
+	// management cluster, so host-reaching sources are refused. Every key of
+	// the volume besides name counts as a source, unknown ones included.
+	ErrVolumeSource = errors.New("tenant: extra volume needs exactly one source, configMap or secret")
+	// ErrVolumeName is returned for an extra volume or volume mount without
+	// a name.
+	ErrVolumeName = errors.New("tenant: extra volume or mount has no name")
+	// ErrDuplicateVolume is returned when two extra volumes share a name.
+	ErrDuplicateVolume = errors.New("tenant: duplicate extra volume name")
+	// ErrUndeclaredVolumeMount is returned for an extra volume mount that
+	// names no volume declared in controlPlane.apiServer.extraVolumes.
+	ErrUndeclaredVolumeMount = errors.New("tenant: volume mount names no declared extra volume")
+	// ErrHAMiRequiresGPUOperator is returned when addons.hami is enabled
+	// without addons.gpuOperator.
+	ErrHAMiRequiresGPUOperator = errors.New("tenant: addons.hami requires addons.gpuOperator to be enabled")
+	// ErrOuroborosRequiresIngress is returned when addons.ouroboros is enabled
+	// without addons.ingressNginx.
+	ErrOuroborosRequiresIngress = errors.New("tenant: addons.ouroboros requires addons.ingressNginx to be enabled")
+	// ErrOuroborosGatewayAPI is returned when ouroboros's valuesOverride
+	// turns its Gateway API controller on (ouroboros.controller.gatewayApi.
+	// enabled is true, 1, yes, on or y in any case) without
+	// addons.gatewayAPI, whether or not ouroboros itself is enabled.
+	ErrOuroborosGatewayAPI = errors.New("tenant: ouroboros's gatewayApi override requires addons.gatewayAPI to be enabled")
+)
+
+// Errors of the chart's node group rules.
+var (
+	// ErrNodeGroupResources is returned when a node group with an
+	// instanceType sets only one of resources.cpu and resources.memory (a
+	// zero given as a YAML integer counts as unset, as in the chart). With
+	// instanceType "" the chart accepts it and Check warns (K-resources-pair).
+	ErrNodeGroupResources = errors.New("tenant: node group sets only one of resources.cpu and resources.memory; set both or neither")
+	// ErrFieldRemoved is returned for a field the chart no longer supports
+	// and fails on: a node group's ephemeralStorage (now diskSize).
+	ErrFieldRemoved = errors.New("tenant: field is no longer supported")
+	// ErrPodCPUInstanceType is returned when a node group sized by an
+	// instanceType (not by both resources.cpu and resources.memory) sets
+	// podCpuLimit or podCpuRequest, even to 0: KubeVirt refuses a VM with an
+	// instancetype and CPU requests or limits.
+	ErrPodCPUInstanceType = errors.New("tenant: podCpuLimit and podCpuRequest need a node group sized by resources, not by instanceType")
+	// ErrPodCPUNegative is returned for a negative podCpuLimit or
+	// podCpuRequest.
+	ErrPodCPUNegative = errors.New("tenant: podCpuLimit and podCpuRequest must not be negative")
+	// ErrPodCPUZero is returned for a zero podCpuLimit without a
+	// podCpuRequest, and for a zero podCpuRequest beside a non-zero limit:
+	// KubeVirt turns both into a Pod that is refused or reserves the whole
+	// ceiling.
+	ErrPodCPUZero = errors.New("tenant: a zero podCpuLimit or podCpuRequest only works as the pair 0/0")
+	// ErrPodCPURequestAboveLimit is returned when podCpuRequest exceeds
+	// podCpuLimit (compared as quantities: 1500m is below 2).
+	ErrPodCPURequestAboveLimit = errors.New("tenant: podCpuRequest exceeds podCpuLimit")
+	// ErrKubeletReservation is returned for a kubelet reservation
+	// (systemReservedMemory, kubeReservedMemory, systemReservedCpu,
+	// kubeReservedCpu) the chart refuses: not a quantity of its narrow form,
+	// or not positive.
+	ErrKubeletReservation = errors.New("tenant: invalid kubelet reservation")
+	// ErrKubeletEviction is returned for eviction thresholds the chart
+	// refuses: a malformed quantity or percentage, a percentage outside
+	// (0, 100], a hard threshold not below the soft one, or one percentage
+	// and one quantity (the defaults 7% and 10% count).
+	ErrKubeletEviction = errors.New("tenant: invalid kubelet eviction threshold")
+	// ErrKubeletTotal is returned when the reservations (and the hard
+	// eviction threshold) take all of a node's memory or CPU, sizes from
+	// resources; defaults count (5% of the node, within [256Mi, 1Gi] and
+	// [50m, 500m] each).
+	ErrKubeletTotal = errors.New("tenant: kubelet reservations exceed the node")
+	// ErrKubeletNeedsSize is returned when kubelet memory (or CPU)
+	// reservations are set on a node group whose size the chart cannot know:
+	// no resources.memory (resources.cpu) and no instanceType.
+	ErrKubeletNeedsSize = errors.New("tenant: kubelet reservations need the node's size")
+	// ErrInstanceTypeNotFound is returned for a node group sized by an
+	// instanceType that Platform.InstanceTypes does not list: the chart's
+	// lookup finds no VirtualMachineClusterInstancetype of that name.
+	ErrInstanceTypeNotFound = errors.New("tenant: instanceType not found in the cluster")
+)
+
+// Errors of the chart's health-check and autoscaler rules.
+var (
+	// ErrMaxUnhealthy is returned for a maxUnhealthy (the cluster's, or a
+	// node group's override) that is neither a bare integer nor an integer
+	// percentage.
+	ErrMaxUnhealthy = errors.New("tenant: maxUnhealthy must be an integer or an integer percentage")
+	// ErrDuration is returned for readyUnknownTimeout, readyFalseTimeout or
+	// maxNodeProvisionTime outside the chart's duration form: up to three
+	// segments of whole s, m or h, the first positive (30m, 1h30m, 20m0s).
+	ErrDuration = errors.New("tenant: duration must be a whole number of s, m or h")
+)
+
+// Sentinels of tenantkit's own rules: rules tenantkit had before it
+// followed the chart, kept because the values they catch are almost
+// certainly mistakes. The chart accepts all of them; Check reports them as
+// warnings, except an empty OIDC email and an inline customConfig the
+// apiserver will refuse, which are errors decided by tenantkit.
+var (
+	// ErrMinReplicasNegative warns of a negative minReplicas (K-minreplicas-negative).
+	ErrMinReplicasNegative = errors.New("tenant: minReplicas is negative")
+	// ErrMaxReplicasBelowMin warns of maxReplicas below minReplicas
+	// (K-maxreplicas-below-min).
+	ErrMaxReplicasBelowMin = errors.New("tenant: maxReplicas is below minReplicas")
+	// ErrEmptyName warns of an empty GPU name (K-gpu-name-empty: "" is a
+	// string to the schema) and refuses an empty OIDC user email
+	// (K-oidc-email-empty, tenantkit's error: the chart renders a binding
+	// with an empty subject, which the tenant apiserver refuses).
+	ErrEmptyName = errors.New("tenant: empty name")
+	// ErrDuplicateUser warns of an OIDC user email listed twice
+	// (K-oidc-email-duplicate): the chart applies a binding per entry, all
+	// of one name, so the last entry's role wins.
+	ErrDuplicateUser = errors.New("tenant: OIDC user listed twice")
+	// ErrNodeGroupUnsized warns of a node group with instanceType "" and
+	// neither resources.cpu nor resources.memory (K-nodegroup-unsized): the
+	// VM gets no instance type and no explicit size. (With only one of them,
+	// ErrNodeGroupResources warns.)
+	ErrNodeGroupUnsized = errors.New("tenant: node group has neither an instanceType nor resources")
+	// ErrCustomConfigUnreadable refuses an inline customConfig.config that
+	// is not an AuthenticationConfiguration (K-customconfig-parse): the
+	// chart stores it verbatim and kube-apiserver refuses it at start.
+	// Check looks at its shape only; package oidc's renderer validates it
+	// as kube-apiserver does.
+	ErrCustomConfigUnreadable = errors.New("tenant: customConfig.config is not an AuthenticationConfiguration")
+	// ErrCustomConfigVersion refuses an inline customConfig.config whose
+	// apiVersion the cluster's kube-apiserver does not load
+	// (K-authn-version), such as apiserver.config.k8s.io/v1 on v1.31 (see
+	// AuthenticationConfigLoads).
+	ErrCustomConfigVersion = errors.New("tenant: customConfig.config has an apiVersion the cluster's Kubernetes version does not load")
+)
+
 // Errors of the model: values outside the chart's schema and decoding.
 var (
 	// ErrInvalidValue is returned for a value the application's schema
@@ -179,19 +330,4 @@ func rulesOf(fes []*FieldError) []string {
 		}
 	}
 	return out
-}
-
-// problems collects field errors; err returns nil or a *ValidationError.
-type problems []*FieldError
-
-// add records a problem of rule (a RULES.md ID) with sentinel err.
-func (p *problems) add(field, rule string, err error, detail string) {
-	*p = append(*p, &FieldError{Field: field, Err: err, Rule: rule, Detail: detail})
-}
-
-func (p problems) err() error {
-	if len(p) == 0 {
-		return nil
-	}
-	return &ValidationError{Errors: p}
 }

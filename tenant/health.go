@@ -53,8 +53,7 @@ func maxUnhealthyProblem(field, v string) *FieldError {
 	if strings.HasSuffix(v, "%") && maxUnhealthyPercent.MatchString(v) || !strings.HasSuffix(v, "%") && maxUnhealthyCount.MatchString(v) {
 		return nil
 	}
-	return &FieldError{Field: field, Err: ErrMaxUnhealthy, Rule: "T-maxunhealthy-format",
-		Detail: fmt.Sprintf("maxUnhealthy must be a bare integer (e.g. 0, 1) or an integer percentage (e.g. 50%%), got %q", v)}
+	return problem(field, tMaxUnhealthyFormat, fmt.Sprintf("maxUnhealthy must be a bare integer (e.g. 0, 1) or an integer percentage (e.g. 50%%), got %q", v))
 }
 
 // durationProblem refuses a duration outside the chart's form, with the
@@ -64,6 +63,5 @@ func durationProblem(field, v string) *FieldError {
 		return nil
 	}
 	name := field[strings.LastIndexByte(field, '.')+1:]
-	return &FieldError{Field: field, Err: ErrDuration, Rule: "T-duration-positive",
-		Detail: fmt.Sprintf("%s must be a whole number of s, m or h (e.g. 30m, 1h30m), got %q", name, v)}
+	return problem(field, tDurationPositive, fmt.Sprintf("%s must be a whole number of s, m or h (e.g. 30m, 1h30m), got %q", name, v))
 }

@@ -52,7 +52,7 @@ func lookupInstanceType(name, f string, g NodeGroup, catalogue map[string]Instan
 	}
 	it, ok := catalogue[g.InstanceType]
 	if !ok {
-		ps.add(f+".instanceType", "T-instancetype-lookup", ErrInstanceTypeNotFound, fmt.Sprintf(
+		ps.add(f+".instanceType", tInstanceTypeLookup, fmt.Sprintf(
 			"nodeGroup %s: specified instanceType %q not found in cluster", name, g.InstanceType))
 	}
 	return it, ok

@@ -84,7 +84,7 @@ func beyondInteger(v any, t reflect.Type, path string, ps *problems) bool {
 	default:
 		return false
 	}
-	ps.add(path, "K-integer-range", ErrIntegerRange, fmt.Sprintf(
+	ps.add(path, kIntegerRange, fmt.Sprintf(
 		"beyond %d-bit integers: the chart's schema takes it as an integer and Helm renders it as the float %v, which no count in the objects it feeds can take",
 		t.Bits(), f))
 	return true

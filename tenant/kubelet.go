@@ -75,7 +75,7 @@ func kubeletProblems(name, f string, g NodeGroup, n nodeSize, ps *problems) {
 			hardBytes = n.memory * chartFloat(pct) / 100
 		}
 		if chartFloat(sysMem)+chartFloat(kubeMem)+hardBytes >= n.memory {
-			ps.add(f+".kubelet", "T-kubelet-memory-total", ErrKubeletTotal, fmt.Sprintf(
+			ps.add(f+".kubelet", tKubeletMemoryTotal, fmt.Sprintf(
 				"nodeGroup %s: total reserved memory (systemReservedMemory=%s + kubeReservedMemory=%s + evictionHardMemory=%s) must be less than effective node memory (%s)",
 				name, sysMem, kubeMem, hard, n.memoryText))
 		}
@@ -83,16 +83,16 @@ func kubeletProblems(name, f string, g NodeGroup, n nodeSize, ps *problems) {
 	sysCPU := orDefault(k.SystemReservedCPU, fmt.Sprintf("%dm", autoMilli))
 	kubeCPU := orDefault(k.KubeReservedCPU, fmt.Sprintf("%dm", autoMilli))
 	if n.hasCPU && cpuOK && cpuMillicores(sysCPU)+cpuMillicores(kubeCPU) >= n.cpu {
-		ps.add(f+".kubelet", "T-kubelet-cpu-total", ErrKubeletTotal, fmt.Sprintf(
+		ps.add(f+".kubelet", tKubeletCPUTotal, fmt.Sprintf(
 			"nodeGroup %s: total reserved CPU (systemReservedCpu=%s + kubeReservedCpu=%s) must be less than effective node CPU (%s cores)",
 			name, sysCPU, kubeCPU, n.cpuText))
 	}
 	if !n.hasMemory && !n.lookup && (k.SystemReservedMemory != "" || k.KubeReservedMemory != "" || k.EvictionHardMemory != "" || k.EvictionSoftMemory != "") {
-		ps.add(f+".kubelet", "T-kubelet-needs-memory", ErrKubeletNeedsSize, fmt.Sprintf(
+		ps.add(f+".kubelet", tKubeletNeedsMemory, fmt.Sprintf(
 			"nodeGroup %s: kubelet memory reservations require effective memory to validate — set resources.memory or instanceType", name))
 	}
 	if !n.hasCPU && !n.lookup && (k.SystemReservedCPU != "" || k.KubeReservedCPU != "") {
-		ps.add(f+".kubelet", "T-kubelet-needs-cpu", ErrKubeletNeedsSize, fmt.Sprintf(
+		ps.add(f+".kubelet", tKubeletNeedsCPU, fmt.Sprintf(
 			"nodeGroup %s: cannot validate kubelet CPU reservations without effective CPU — set resources.cpu or a valid instanceType", name))
 	}
 }
@@ -110,10 +110,10 @@ func reservation(name, f, key, v string, memory bool, ps *problems) bool {
 	}
 	switch {
 	case !re.MatchString(v):
-		ps.add(field, "T-kubelet-reserved-format", ErrKubeletReservation,
+		ps.add(field, tKubeletReservedFormat,
 			fmt.Sprintf("nodeGroup %s: invalid %s value %q — must be %s", name, key, v, hint))
 	case value(v) <= 0:
-		ps.add(field, "T-kubelet-reserved-positive", ErrKubeletReservation,
+		ps.add(field, tKubeletReservedPositive,
 			fmt.Sprintf("nodeGroup %s: %s must be a positive value, got %s", name, key, v))
 	default:
 		return true
@@ -132,7 +132,7 @@ func eviction(name, f, hard, soft string, ps *problems) bool {
 	}{{"evictionHardMemory", hard, "7%", hardPct}, {"evictionSoftMemory", soft, "10%", softPct}} {
 		if !t.pct && !memoryQuantity.MatchString(t.v) {
 			bad = true
-			ps.add(f+".kubelet."+t.key, "T-eviction-format", ErrKubeletEviction, fmt.Sprintf(
+			ps.add(f+".kubelet."+t.key, tEvictionFormat, fmt.Sprintf(
 				"nodeGroup %s: invalid %s value %q — must be a percentage (e.g. %s) or a valid Kubernetes memory quantity (e.g. 500Mi, 1Gi, 1e9)",
 				name, t.key, t.v, t.eg))
 		}
@@ -141,7 +141,7 @@ func eviction(name, f, hard, soft string, ps *problems) bool {
 		return false
 	}
 	order := func() {
-		ps.add(f+".kubelet.evictionHardMemory", "T-eviction-hard-below-soft", ErrKubeletEviction, fmt.Sprintf(
+		ps.add(f+".kubelet.evictionHardMemory", tEvictionHardBelowSoft, fmt.Sprintf(
 			"nodeGroup %s: evictionHardMemory (%s) must be strictly less than evictionSoftMemory (%s)", name, hard, soft))
 	}
 	switch {
@@ -161,7 +161,7 @@ func eviction(name, f, hard, soft string, ps *problems) bool {
 			return false
 		}
 	default:
-		ps.add(f+".kubelet", "T-eviction-unit-mix", ErrKubeletEviction, fmt.Sprintf(
+		ps.add(f+".kubelet", tEvictionUnitMix, fmt.Sprintf(
 			"nodeGroup %s: evictionHardMemory (%s) and evictionSoftMemory (%s) must use the same unit type (both percentage or both absolute)",
 			name, hard, soft))
 		return false
@@ -172,13 +172,13 @@ func eviction(name, f, hard, soft string, ps *problems) bool {
 // percentage checks the number of an eviction percentage.
 func percentage(name, f, key, num string, ps *problems) (float64, bool) {
 	if !percentNumber.MatchString(num) {
-		ps.add(f+".kubelet."+key, "T-eviction-percent-number", ErrKubeletEviction,
+		ps.add(f+".kubelet."+key, tEvictionPercentNumber,
 			fmt.Sprintf("nodeGroup %s: %s percentage value %q is not a valid number", name, key, num))
 		return 0, false
 	}
 	v, _ := strconv.ParseFloat(num, 64)
 	if v <= 0 || v > 100 {
-		ps.add(f+".kubelet."+key, "T-eviction-percent-range", ErrKubeletEviction,
+		ps.add(f+".kubelet."+key, tEvictionPercentRange,
 			fmt.Sprintf("nodeGroup %s: %s percentage must be greater than 0 and at most 100, got %s%%", name, key, num))
 		return 0, false
 	}

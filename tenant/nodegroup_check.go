@@ -23,9 +23,9 @@ func (s KubernetesSpec) validateNodeGroups(catalogue map[string]InstanceType, ps
 		if cpu != mem {
 			detail := fmt.Sprintf("nodeGroup %s: set both resources.cpu and resources.memory, or neither", name)
 			if g.InstanceType != "" {
-				ps.add(f+".resources", "T-nodegroup-resources-pair", ErrNodeGroupResources, detail)
+				ps.add(f+".resources", tNodeGroupResourcesPair, detail)
 			} else {
-				ws.add(f+".resources", "K-resources-pair", ErrNodeGroupResources,
+				ws.add(f+".resources", kResourcesPair,
 					detail+" (the chart accepts it without an instanceType)")
 			}
 		}
@@ -46,19 +46,19 @@ func nodeGroupWarnings(name, f string, g NodeGroup, ws *problems) {
 		maxReplicas = *g.MaxReplicas
 	}
 	if g.MinReplicas < 0 {
-		ws.add(f+".minReplicas", "K-minreplicas-negative", ErrMinReplicasNegative, fmt.Sprintf("%d", g.MinReplicas))
+		ws.add(f+".minReplicas", kMinReplicasNegative, fmt.Sprintf("%d", g.MinReplicas))
 	}
 	if maxReplicas < g.MinReplicas {
-		ws.add(f+".maxReplicas", "K-maxreplicas-below-min", ErrMaxReplicasBelowMin,
+		ws.add(f+".maxReplicas", kMaxReplicasBelowMin,
 			fmt.Sprintf("%d is below minReplicas %d", maxReplicas, g.MinReplicas))
 	}
 	for i, gpu := range g.GPUs {
 		if gpu.Name == "" {
-			ws.add(fmt.Sprintf("%s.gpus[%d].name", f, i), "K-gpu-name-empty", ErrEmptyName, "no device name")
+			ws.add(fmt.Sprintf("%s.gpus[%d].name", f, i), kGPUNameEmpty, "no device name")
 		}
 	}
 	if g.InstanceType == "" && g.Resources.CPU == nil && g.Resources.Memory == nil {
-		ws.add(f+".instanceType", "K-nodegroup-unsized", ErrNodeGroupUnsized,
+		ws.add(f+".instanceType", kNodeGroupUnsized,
 			fmt.Sprintf("nodeGroup %s: the VMs get no instance type and no explicit size; set instanceType or both resources.cpu and resources.memory", name))
 	}
 }
@@ -69,40 +69,41 @@ func podCPUProblems(name, f string, g NodeGroup, ps *problems) {
 	limit, request := g.PodCPULimit, g.PodCPURequest
 	if g.InstanceType != "" && !g.SizedByResources() {
 		for _, p := range []struct {
-			key, where, rule string
-			set              bool
+			key, where string
+			rule       ruleID
+			set        bool
 		}{
-			{"podCpuLimit", "limits", "T-podcpu-limit-instancetype", limit != nil},
-			{"podCpuRequest", "requests", "T-podcpu-request-instancetype", request != nil},
+			{"podCpuLimit", "limits", tPodCPULimitInstanceType, limit != nil},
+			{"podCpuRequest", "requests", tPodCPURequestInstanceType, request != nil},
 		} {
 			if p.set {
-				ps.add(f+"."+p.key, p.rule, ErrPodCPUInstanceType, fmt.Sprintf(
+				ps.add(f+"."+p.key, p.rule, fmt.Sprintf(
 					"nodeGroup %s: %s cannot be combined with instanceType sizing, because KubeVirt rejects a VirtualMachine that references an instancetype and also sets domain.resources.%s.cpu. Set both resources.cpu and resources.memory, which drops the instancetype from the VM, or drop %s.",
 					name, p.key, p.where, p.key))
 			}
 		}
 	}
 	if limit != nil && limit.Sign() < 0 {
-		ps.add(f+".podCpuLimit", "T-podcpu-limit-negative", ErrPodCPUNegative,
+		ps.add(f+".podCpuLimit", tPodCPULimitNegative,
 			fmt.Sprintf("nodeGroup %s: podCpuLimit (%s) must not be negative", name, limit))
 	}
 	if request != nil && request.Sign() < 0 {
-		ps.add(f+".podCpuRequest", "T-podcpu-request-negative", ErrPodCPUNegative,
+		ps.add(f+".podCpuRequest", tPodCPURequestNegative,
 			fmt.Sprintf("nodeGroup %s: podCpuRequest (%s) must not be negative", name, request))
 	}
 	if limit != nil && request == nil && limit.IsZero() {
-		ps.add(f+".podCpuLimit", "T-podcpu-limit-zero-alone", ErrPodCPUZero, fmt.Sprintf(
+		ps.add(f+".podCpuLimit", tPodCPULimitZeroAlone, fmt.Sprintf(
 			"nodeGroup %s: podCpuLimit 0 needs podCpuRequest 0 beside it. A zero limit removes the ceiling, but KubeVirt still derives a CPU request from the guest vCPU count when the VM declares none, and a request above a declared limit of zero is rejected when the worker's Pod is created.", name))
 	}
 	if limit == nil || request == nil {
 		return
 	}
 	if request.IsZero() && !limit.IsZero() {
-		ps.add(f+".podCpuRequest", "T-podcpu-request-zero-with-limit", ErrPodCPUZero, fmt.Sprintf(
+		ps.add(f+".podCpuRequest", tPodCPURequestZeroWithLimit, fmt.Sprintf(
 			"nodeGroup %s: podCpuRequest 0 beside a podCpuLimit does not reserve nothing. KubeVirt replaces a zero CPU request with the declared limit (%s), so the worker would ask the scheduler for its whole ceiling, which is what podCpuRequest exists to prevent. Give podCpuRequest a non-zero value, or drop it and accept the same outcome deliberately.", name, limit))
 	}
 	if request.Cmp(*limit) > 0 {
-		ps.add(f+".podCpuRequest", "T-podcpu-request-above-limit", ErrPodCPURequestAboveLimit, fmt.Sprintf(
+		ps.add(f+".podCpuRequest", tPodCPURequestAboveLimit, fmt.Sprintf(
 			"nodeGroup %s: podCpuRequest (%s) exceeds podCpuLimit (%s), and a container cannot request more CPU than its limit", name, request, limit))
 	}
 }

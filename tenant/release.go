@@ -70,7 +70,7 @@ func (p Platform) checkRelease(ps *problems) {
 		for _, r := range Releases() {
 			names = append(names, string(r))
 		}
-		ps.add("platform.release", "", ErrUnknownRelease, fmt.Sprintf("%q is not one of %s", p.Release, strings.Join(names, ", ")))
+		ps.addFE(&FieldError{Field: "platform.release", Err: ErrUnknownRelease, Detail: fmt.Sprintf("%q is not one of %s", p.Release, strings.Join(names, ", "))})
 	}
 }
 
@@ -83,7 +83,7 @@ func (p Platform) checkRelease(ps *problems) {
 func (s KubernetesSpec) docProblems(r Release, ps, ws *problems) {
 	if s.doc != nil {
 		for _, path := range s.doc.duplicates {
-			ws.add(path, "K-duplicate-key", ErrDuplicateField, "set twice in the document; the last value counts, as in Helm")
+			ws.add(path, kDuplicateKey, "set twice in the document; the last value counts, as in Helm")
 		}
 	}
 	if r.HasFluxCD() {
@@ -95,7 +95,7 @@ func (s KubernetesSpec) docProblems(r Release, ps, ws *problems) {
 		return
 	}
 	if s.Addons.FluxCD.Enabled || s.Addons.FluxCD.ValuesOverride != nil {
-		ws.add("spec.addons.fluxcd", "K-unknown-field", ErrUnknownField, fmt.Sprintf(
+		ws.add("spec.addons.fluxcd", kUnknownField, fmt.Sprintf(
 			"the chart of release %s has no FluxCD addon (removed by cozystack 7cca3d75e); kept and written back, ignored by the chart", r.orLatest()))
 	}
 }

@@ -16,7 +16,7 @@ func (k *Kubernetes) Check(p Platform) (Warnings, error) {
 	k.nameProblems(&ps)
 	for _, path := range k.unknown.paths("") {
 		if !strings.HasPrefix(path, "spec.") {
-			ws.add(path, "K-unknown-field", ErrUnknownField, "not in the model; kept and written back")
+			ws.add(path, kUnknownField, "not in the model; kept and written back")
 		}
 	}
 	spec := k.Spec
@@ -33,19 +33,19 @@ func (k *Kubernetes) Check(p Platform) (Warnings, error) {
 func (k *Kubernetes) nameProblems(ps *problems) {
 	c := k.Ref()
 	if _, err := ref.ParseNamespace(c.Namespace); err != nil {
-		ps.add("metadata", "A-name-dns1035", ref.ErrInvalidName, trimInvalidName(err))
+		ps.add("metadata", aNameDNS1035, trimInvalidName(err))
 	}
 	release := c.Release()
 	if len(release) > ref.MaxReleaseLen {
-		ps.add("metadata", "H-release-name-53", ref.ErrInvalidName, fmt.Sprintf(
+		ps.add("metadata", hReleaseName53, fmt.Sprintf(
 			"cluster name %q: release name %q is %d characters, over Helm's %d", c.Name, release, len(release), ref.MaxReleaseLen))
-		ps.add("metadata", "A-name-length", ref.ErrInvalidName, fmt.Sprintf("must be no more than %d characters (kubernetes-<name>)", ref.MaxReleaseLen))
+		ps.add("metadata", aNameLength, fmt.Sprintf("must be no more than %d characters (kubernetes-<name>)", ref.MaxReleaseLen))
 	}
 	for _, msg := range validation.IsDNS1035Label(c.Name) {
-		ps.add("metadata", "A-name-dns1035", ref.ErrInvalidName, fmt.Sprintf("cluster name %q: %s", c.Name, msg))
+		ps.add("metadata", aNameDNS1035, fmt.Sprintf("cluster name %q: %s", c.Name, msg))
 	}
 	if !helmReleaseName.MatchString(release) {
-		ps.add("metadata", "H-release-name-format", ref.ErrInvalidName, fmt.Sprintf(
+		ps.add("metadata", hReleaseNameFormat, fmt.Sprintf(
 			"Helm refuses the release name %q: lower-case alphanumerics, '-' and '.', starting and ending with an alphanumeric", release))
 	}
 }
@@ -91,7 +91,7 @@ func (s KubernetesSpec) check(p Platform, ps, ws *problems) {
 	s.unknownProblems(ps, ws)
 	s.docProblems(p.Release, ps, ws)
 	if s.Version != "" && !s.Version.Valid() {
-		ps.add("spec.version", "S-version-enum", ErrInvalidValue, fmt.Sprintf("%q is not one of %s", s.Version, joinVersions()))
+		ps.add("spec.version", sVersionEnum, fmt.Sprintf("%q is not one of %s", s.Version, joinVersions()))
 	}
 	s.validateControlPlane(ps)
 	s.validateOIDC(&p, ps, ws)
@@ -113,14 +113,14 @@ func (s KubernetesSpec) unknownProblems(ps, ws *problems) {
 	skip := map[string]bool{}
 	for k := range u.fields {
 		if strings.HasPrefix(k, "_") {
-			ps.add("spec."+k, "A-internal-keys", ErrReservedKey, fmt.Sprintf("values key %q is reserved (keys starting with '_' are not allowed)", k))
+			ps.add("spec."+k, aInternalKeys, fmt.Sprintf("values key %q is reserved (keys starting with '_' are not allowed)", k))
 			skip["spec."+k] = true
 		}
 	}
 	for g, gu := range u.child("nodeGroups").children() {
 		if _, ok := gu.fields["ephemeralStorage"]; ok {
 			f := "spec.nodeGroups." + g + ".ephemeralStorage"
-			ps.add(f, "T-ephemeralstorage-removed", ErrFieldRemoved, fmt.Sprintf("nodeGroup %q: ephemeralStorage is no longer supported and should have been automatically migrated to diskSize by platform migration 41. If you see this error after upgrading, the migration did not run — check the cozystack-migration-hook Job logs in cozy-system.", g))
+			ps.add(f, tEphemeralStorageRemoved, fmt.Sprintf("nodeGroup %q: ephemeralStorage is no longer supported and should have been automatically migrated to diskSize by platform migration 41. If you see this error after upgrading, the migration did not run — check the cozystack-migration-hook Job logs in cozy-system.", g))
 			skip[f] = true
 		}
 	}
@@ -135,7 +135,7 @@ func (s KubernetesSpec) unknownProblems(ps, ws *problems) {
 		for _, k := range []string{"limits", "requests"} {
 			if _, ok := c.u.child("resources").keys()[k]; ok {
 				f := "spec.controlPlane." + c.path + ".resources." + k
-				ps.add(f, "T-resources-flat", ErrInvalidValue, "ERROR: A flat map of resources expected, not nested `requests:` or `limits:` sections.")
+				ps.add(f, tResourcesFlat, "ERROR: A flat map of resources expected, not nested `requests:` or `limits:` sections.")
 				skip[f] = true
 			}
 		}
@@ -147,7 +147,7 @@ func (s KubernetesSpec) unknownProblems(ps, ws *problems) {
 	}
 	for _, path := range u.paths("spec") {
 		if !skip[path] {
-			ws.add(path, "K-unknown-field", ErrUnknownField, "not in the model; kept and written back")
+			ws.add(path, kUnknownField, "not in the model; kept and written back")
 		}
 	}
 }
@@ -164,7 +164,7 @@ func (s KubernetesSpec) validateControlPlane(ps *problems) {
 		{"konnectivity.server", cp.Konnectivity.Server.ResourcesPreset},
 	} {
 		if c.preset != "" && !c.preset.Valid() {
-			ps.add("spec.controlPlane."+c.field+".resourcesPreset", "S-resourcespreset-enum", ErrInvalidValue,
+			ps.add("spec.controlPlane."+c.field+".resourcesPreset", sResourcesPresetEnum,
 				fmt.Sprintf("%q is not a resources preset (t1, c1, s1, u1 or m1 .nano to .4xlarge, or nano to 2xlarge)", c.preset))
 		}
 	}
@@ -177,38 +177,38 @@ func (s KubernetesSpec) validateOIDC(p *Platform, ps, ws *problems) {
 	case "", OIDCNone:
 	case OIDCSystem:
 		if p != nil && !p.OIDCEnabled {
-			ps.add("spec.oidc.mode", "T-oidc-system-platform", ErrOIDCPlatformDisabled,
+			ps.add("spec.oidc.mode", tOIDCSystemPlatform,
 				"spec.oidc.mode: System requires the platform-level OIDC feature (authentication.oidc.enabled) — enable it in cozystack-values, or use mode: CustomConfig for a tenant-supplied issuer.")
 		}
 	case OIDCCustomConfig:
 		inline, secret := o.CustomConfig.Config != "", o.CustomConfig.SecretRef.Name != ""
 		switch {
 		case inline && secret:
-			ps.add("spec.oidc.customConfig", "T-oidc-customconfig-both", ErrOIDCCustomConfigConflict,
+			ps.add("spec.oidc.customConfig", tOIDCCustomConfigBoth,
 				"spec.oidc.customConfig: set exactly one of `config` (inline) or `secretRef.name` — they are mutually exclusive.")
 		case !inline && !secret:
-			ps.add("spec.oidc.customConfig", "T-oidc-customconfig-neither", ErrOIDCCustomConfigMissing,
+			ps.add("spec.oidc.customConfig", tOIDCCustomConfigNeither,
 				"spec.oidc.mode: CustomConfig requires either spec.oidc.customConfig.config (inline AuthenticationConfiguration) or spec.oidc.customConfig.secretRef.name (Secret with config.yaml key).")
 		case inline:
 			s.customConfigProblems(ps)
 		}
 	default:
-		ps.add("spec.oidc.mode", "S-oidc-mode-enum", ErrInvalidValue, fmt.Sprintf("%q is not one of None, System, CustomConfig", o.Mode))
+		ps.add("spec.oidc.mode", sOIDCModeEnum, fmt.Sprintf("%q is not one of None, System, CustomConfig", o.Mode))
 	}
 	first := map[string]int{}
 	for i, u := range o.Users {
 		f := fmt.Sprintf("spec.oidc.users[%d]", i)
 		if u.Email == "" {
-			ps.add(f+".email", "K-oidc-email-empty", ErrEmptyName,
+			ps.add(f+".email", kOIDCEmailEmpty,
 				"no email: the chart renders a ClusterRoleBinding with an empty User subject, which the tenant apiserver refuses, so the chart's post-install Job fails and with it the Helm release")
 		} else if j, dup := first[u.Email]; dup {
-			ws.add(f+".email", "K-oidc-email-duplicate", ErrDuplicateUser, fmt.Sprintf(
+			ws.add(f+".email", kOIDCEmailDuplicate, fmt.Sprintf(
 				"also users[%d]: the chart applies one ClusterRoleBinding of one name per entry, so the last entry's role wins", j))
 		} else {
 			first[u.Email] = i
 		}
 		if u.Role.ClusterRole() == "" {
-			ps.add(f+".role", "S-oidc-users", ErrInvalidValue, fmt.Sprintf("%q is not one of admin, view", u.Role))
+			ps.add(f+".role", sOIDCUsers, fmt.Sprintf("%q is not one of admin, view", u.Role))
 		}
 	}
 }

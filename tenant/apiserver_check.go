@@ -22,7 +22,7 @@ func (s KubernetesSpec) validateAPIServer(ps *problems) {
 		for i, arg := range a.ExtraArgs {
 			if strings.HasPrefix(arg, "--oidc-") || strings.HasPrefix(arg, "--authentication-config") {
 				flag, _, _ := strings.Cut(arg, "=")
-				ps.add(fmt.Sprintf("%s.extraArgs[%d]", base, i), "T-oidc-legacy-flag", ErrLegacyOIDCFlag,
+				ps.add(fmt.Sprintf("%s.extraArgs[%d]", base, i), tOIDCLegacyFlag,
 					flag+": the chart renders --authentication-config itself while spec.oidc.mode is not None")
 			}
 		}
@@ -33,16 +33,16 @@ func (s KubernetesSpec) validateAPIServer(ps *problems) {
 		f := fmt.Sprintf("%s.extraVolumes[%d]", base, i)
 		switch {
 		case v.Name == "":
-			ps.add(f+".name", "T-extravolume-name-required", ErrVolumeName,
+			ps.add(f+".name", tExtraVolumeNameRequired,
 				fmt.Sprintf("controlPlane.apiServer.extraVolumes[%d]: every volume must set a non-empty name", i))
 		case slices.Contains(ReservedVolumes(), v.Name):
-			ps.add(f+".name", "T-extravolume-reserved-name", ErrReservedVolume, fmt.Sprintf(
+			ps.add(f+".name", tExtraVolumeReservedName, fmt.Sprintf(
 				"controlPlane.apiServer.extraVolumes: volume name %q is reserved by the chart for the talos control-plane secrets — rename your volume to avoid a duplicate volume name in the control-plane Deployment", v.Name))
 		case oidcOn && v.Name == AuthenticationConfigVolume:
-			ps.add(f+".name", "T-oidc-authn-volume-reserved", ErrReservedVolume,
+			ps.add(f+".name", tOIDCAuthnVolumeReserved,
 				fmt.Sprintf("%q: the chart mounts its AuthenticationConfiguration under this name while spec.oidc.mode is not None", v.Name))
 		case declared[v.Name]:
-			ps.add(f+".name", "T-extravolume-duplicate", ErrDuplicateVolume, fmt.Sprintf(
+			ps.add(f+".name", tExtraVolumeDuplicate, fmt.Sprintf(
 				"controlPlane.apiServer.extraVolumes: duplicate volume name %q — each extra volume must have a unique name", v.Name))
 		default:
 			declared[v.Name] = true
@@ -54,10 +54,10 @@ func (s KubernetesSpec) validateAPIServer(ps *problems) {
 		slices.Sort(srcs)
 		switch {
 		case len(srcs) != 1:
-			ps.add(f, "T-extravolume-one-source", ErrVolumeSource, fmt.Sprintf(
+			ps.add(f, tExtraVolumeOneSource, fmt.Sprintf(
 				"controlPlane.apiServer.extraVolumes: volume %q must declare exactly one volume source, got %d (%v)", v.Name, len(srcs), srcs))
 		case srcs[0] != "configMap" && srcs[0] != "secret":
-			ps.add(f, "T-extravolume-source-allowed", ErrVolumeSource, fmt.Sprintf(
+			ps.add(f, tExtraVolumeSourceAllowed, fmt.Sprintf(
 				"controlPlane.apiServer.extraVolumes: volume %q uses a %q source, which is not permitted on a management-cluster control-plane pod — only configMap and secret sources are allowed", v.Name, srcs[0]))
 		}
 	}
@@ -65,10 +65,10 @@ func (s KubernetesSpec) validateAPIServer(ps *problems) {
 		f := fmt.Sprintf("%s.extraVolumeMounts[%d].name", base, i)
 		switch {
 		case m.Name == "":
-			ps.add(f, "T-extravolumemount-name-required", ErrVolumeName,
+			ps.add(f, tExtraVolumeMountNameRequired,
 				fmt.Sprintf("controlPlane.apiServer.extraVolumeMounts[%d]: every mount must set a non-empty name", i))
 		case !declared[m.Name]:
-			ps.add(f, "T-extravolumemount-undeclared", ErrUndeclaredVolumeMount, fmt.Sprintf(
+			ps.add(f, tExtraVolumeMountUndeclared, fmt.Sprintf(
 				"controlPlane.apiServer.extraVolumeMounts: mount %q references no volume declared in controlPlane.apiServer.extraVolumes — the chart-managed talos volumes cannot be mounted", m.Name))
 		}
 	}
@@ -86,28 +86,4 @@ func volumeSources(vs corev1.VolumeSource) []string {
 		}
 	}
 	return out
-}
-
-// keepNullVolumeSources gives an extra volume the source its document
-// names with null (secret: null): the chart counts the key as the volume's
-// source, as it counts every key besides name, so the volume is read as
-// that source, empty, and written back as {}.
-func keepNullVolumeSources(rawSpec any, s *KubernetesSpec) {
-	spec, _ := rawSpec.(map[string]any)
-	cp, _ := spec["controlPlane"].(map[string]any)
-	api, _ := cp["apiServer"].(map[string]any)
-	list, _ := api["extraVolumes"].([]any)
-	for i, item := range list {
-		obj, _ := item.(map[string]any)
-		if i >= len(s.ControlPlane.APIServer.ExtraVolumes) {
-			return
-		}
-		vs := reflect.ValueOf(&s.ControlPlane.APIServer.ExtraVolumes[i].VolumeSource).Elem()
-		for j := range vs.NumField() {
-			name, _, _ := strings.Cut(vs.Type().Field(j).Tag.Get("json"), ",")
-			if v, ok := obj[name]; ok && v == nil && vs.Field(j).Kind() == reflect.Pointer && vs.Field(j).IsNil() {
-				vs.Field(j).Set(reflect.New(vs.Field(j).Type().Elem()))
-			}
-		}
-	}
 }
