@@ -31,10 +31,11 @@ import (
 func Epoch() time.Time { return time.Date(2026, 8, 21, 10, 0, 0, 0, time.UTC) }
 
 // GPU returns a healthy hami-core GPU registered with HAMi's chart
-// defaults: 10 slots, 100 cores.
+// defaults: gpushare.DefaultDeviceSplitCount slots (10),
+// gpushare.DefaultDeviceCores cores (100).
 func GPU(id string, index uint, model string, memoryMiB int32) gpushare.Device {
-	return gpushare.Device{ID: id, Index: index, Count: 10, MemoryMiB: memoryMiB, Cores: 100,
-		Type: model, Mode: gpushare.ModeHAMiCore, Health: true}
+	return gpushare.Device{ID: id, Index: index, Count: gpushare.DefaultDeviceSplitCount, MemoryMiB: memoryMiB,
+		Cores: gpushare.DefaultDeviceCores, Type: model, Mode: gpushare.ModeHAMiCore, Health: true}
 }
 
 // GPUs returns n GPUs of one model with UUIDs "GPU-<prefix>-<i>".
@@ -61,7 +62,9 @@ func NodeT(t testing.TB, name string, devs ...gpushare.Device) *corev1.Node {
 	return must(t, n, err)
 }
 
-// NodeIn is Node with the registration written in format.
+// NodeIn is Node with the registration written in format. It is the one
+// place that renders a HAMi-registered Node: hamisim.RegisterNode creates
+// what Node returns.
 func NodeIn(format gpushare.RegistrationFormat, name string, devs ...gpushare.Device) (*corev1.Node, error) {
 	reg, err := gpushare.EncodeNodeDevices(devs, format)
 	if err != nil {
