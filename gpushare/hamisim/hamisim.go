@@ -26,23 +26,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/gpushare"
-	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
 )
 
-// GPUs returns n healthy GPUs of one model as HAMi's device plugin
-// registers them with the chart's defaults (gpushare.DefaultDeviceSplitCount
-// slots, gpushare.DefaultDeviceCores cores), with UUIDs GPU-<prefix>-<i>:
-// gpusharetest.GPUs.
-func GPUs(prefix string, n int, model string, memoryMiB int32) []gpushare.Device {
-	return gpusharetest.GPUs(prefix, n, model, memoryMiB)
-}
-
-// RegisterNode creates node name as gpusharetest.Node builds it: labelled
-// gpu=on, with devs in the hami.io/node-nvidia-register annotation HAMi's
-// device plugin writes (HAMi v2.10's JSON) and GPUs × slots of
+// RegisterNode creates node name as Node builds it in HAMi v2.10's JSON:
+// labelled gpu=on, with devs in the hami.io/node-nvidia-register
+// annotation HAMi's device plugin writes and GPUs × slots of
 // nvidia.com/gpu in its capacity and allocatable.
 func RegisterNode(ctx context.Context, cs kubernetes.Interface, name string, devs []gpushare.Device) error {
-	node, err := gpusharetest.Node(name, devs...)
+	node, err := Node(gpushare.FormatJSON, name, devs...)
 	if err != nil {
 		return err
 	}
