@@ -59,9 +59,11 @@ type Config struct {
 	// PodRequest.Warnings.
 	StrictRequests bool
 
-	// NodePolicy is the default node policy ("" means NodeBinpack).
+	// NodePolicy is the default node policy ("" means DefaultNodePolicy,
+	// binpack).
 	NodePolicy NodePolicy
-	// GPUPolicy is the default GPU policy ("" means GPUSpread).
+	// GPUPolicy is the default GPU policy ("" means DefaultGPUPolicy,
+	// spread).
 	GPUPolicy GPUPolicy
 
 	// CollapseInitContainers counts usage and fits init containers as HAMi
@@ -93,16 +95,16 @@ func (c Config) withDefaults() (Config, error) {
 		r.Cores = ResourceCores
 	}
 	if c.DefaultGPUNum == 0 {
-		c.DefaultGPUNum = 1
+		c.DefaultGPUNum = defaultGPUNum
 	}
 	if c.MemoryFactor == 0 {
-		c.MemoryFactor = 1
+		c.MemoryFactor = defaultMemoryFactor
 	}
 	if c.NodePolicy == "" {
-		c.NodePolicy = NodeBinpack
+		c.NodePolicy = DefaultNodePolicy
 	}
 	if c.GPUPolicy == "" {
-		c.GPUPolicy = GPUSpread
+		c.GPUPolicy = DefaultGPUPolicy
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -11,18 +11,20 @@ import (
 // addons.hami.valuesOverride.hami. Zero fields take HAMi's chart defaults.
 // This type is the one place tenantkit reads and writes those values.
 type HAMiSettings struct {
-	// SplitCount is devicePlugin.deviceSplitCount (default 10).
+	// SplitCount is devicePlugin.deviceSplitCount (default
+	// DefaultDeviceSplitCount, 10).
 	SplitCount int32
-	// MemoryScaling is devicePlugin.deviceMemoryScaling (default 1; above 1
-	// oversubscribes memory).
+	// MemoryScaling is devicePlugin.deviceMemoryScaling (default
+	// DefaultDeviceMemoryScaling, 1; above 1 oversubscribes memory).
 	MemoryScaling float64
-	// CoreScaling is devicePlugin.deviceCoreScaling (default 1).
+	// CoreScaling is devicePlugin.deviceCoreScaling (default
+	// DefaultDeviceCoreScaling, 1).
 	CoreScaling float64
 	// NodePolicy is scheduler.defaultSchedulerPolicy.nodeSchedulerPolicy
-	// (default binpack).
+	// (default DefaultNodePolicy, binpack).
 	NodePolicy NodePolicy
 	// GPUPolicy is scheduler.defaultSchedulerPolicy.gpuSchedulerPolicy
-	// (default spread).
+	// (default DefaultGPUPolicy, spread).
 	GPUPolicy GPUPolicy
 	// Resources are resourceName, resourceMem, resourceMemPercentage and
 	// resourceCores (default nvidia.com/gpu, gpumem, gpumem-percentage,
@@ -105,19 +107,19 @@ func (s HAMiSettings) Config() (Config, error) {
 
 func (s HAMiSettings) withDefaults() (HAMiSettings, error) {
 	if s.SplitCount == 0 {
-		s.SplitCount = 10
+		s.SplitCount = DefaultDeviceSplitCount
 	}
 	if s.MemoryScaling == 0 {
-		s.MemoryScaling = 1
+		s.MemoryScaling = DefaultDeviceMemoryScaling
 	}
 	if s.CoreScaling == 0 {
-		s.CoreScaling = 1
+		s.CoreScaling = DefaultDeviceCoreScaling
 	}
 	if s.NodePolicy == "" {
-		s.NodePolicy = NodeBinpack
+		s.NodePolicy = DefaultNodePolicy
 	}
 	if s.GPUPolicy == "" {
-		s.GPUPolicy = GPUSpread
+		s.GPUPolicy = DefaultGPUPolicy
 	}
 	if s.SplitCount < 0 || s.MemoryScaling < 0 || s.CoreScaling < 0 {
 		return s, fmt.Errorf("%w: negative split count or scaling", ErrInvalidConfig)

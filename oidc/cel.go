@@ -45,6 +45,15 @@ func claimsValue(c claims) *lazy.MapValue {
 	return m
 }
 
+// celClaims is the claims as the mappings' and rules' CEL expressions see
+// them, nil when the configuration has none to evaluate.
+func (v *Verifier) celClaims(c claims) *lazy.MapValue {
+	if !v.usesCEL {
+		return nil
+	}
+	return claimsValue(c)
+}
+
 // decodeAny is json.Unmarshal into an any, without reflection for the
 // common shapes: a plain string, a list of plain strings, true, false,
 // null.

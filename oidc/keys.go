@@ -3,7 +3,6 @@ package oidc
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -237,11 +236,7 @@ func (ks *keySet) fetch() (*keySnapshot, error) {
 		keys = old.keys // the same document: keep its keys, ES256 tables included
 	} else if keys, err = jose.ParseKeySet(body, ks.skipInvalid); err != nil {
 		ks.log.Warn("JWKS does not decode; keeping cached keys", "url", ks.url, "err", err)
-		var kse *jose.KeySetError
-		if errors.As(err, &kse) {
-			return nil, &KeySetError{Index: kse.Index, KeyID: kse.KeyID, Problem: kse.Problem}
-		}
-		return nil, fmt.Errorf("%w: %w", ErrInvalidKeySet, err)
+		return nil, err // a *KeySetError
 	}
 	snap := &keySnapshot{keys: keys, expiry: ks.expiry(req, resp), digest: digest}
 	if old := ks.cur.Swap(snap); old == nil || old.digest != snap.digest {

@@ -3,7 +3,6 @@ package oidc
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	authenticationcel "k8s.io/apiserver/pkg/authentication/cel"
 	"k8s.io/apiserver/pkg/cel/lazy"
@@ -14,66 +13,30 @@ import (
 // credentialIDKey is the extra key the apiserver sets from a token's jti.
 const credentialIDKey = "authentication.kubernetes.io/credential-id"
 
-// mapUser maps verified claims to a user and runs the validation rules, in
-// the apiserver's order: distributed claims, username, groups, uid, extra,
-// required claims, claim validation rules, user validation rules.
-func (v *Verifier) mapUser(ctx context.Context, c claims) (*UserInfo, error) {
-	m := v.jwt.ClaimMappings
-	if err := c.checkDistributed(m.Groups.Claim); err != nil {
-		return nil, err
+// mapUser maps verified claims to a user in the apiserver's order: a
+// groups claim only available from a distributed claims endpoint refused,
+// then username, groups, uid and extra. cv is the claims as CEL sees them
+// (celClaims), nil when no expression needs them. groupsClaim is the
+// "groups" claim when the mapping read it as a JSON list of strings, for
+// the tenant gate (checkClaimRules).
+func (v *Verifier) mapUser(ctx context.Context, c claims, cv *lazy.MapValue) (u *UserInfo, groupsClaim []string, err error) {
+	if err := c.checkDistributed(v.jwt.ClaimMappings.Groups.Claim); err != nil {
+		return nil, nil, err
 	}
-	var cv *lazy.MapValue
-	if v.usesCEL {
-		cv = claimsValue(c)
-	}
-	u := &UserInfo{}
-	var err error
+	u = &UserInfo{}
 	if u.Username, err = v.username(ctx, c, cv); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var claimList []string // the groups claim as decoded, when it is a list
-	if u.Groups, claimList, err = v.groups(ctx, c, cv); err != nil {
-		return nil, err
+	if u.Groups, groupsClaim, err = v.groups(ctx, c, cv); err != nil {
+		return nil, nil, err
 	}
 	if u.UID, err = v.uid(ctx, c, cv); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if u.Extra, err = v.extra(ctx, c, cv); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for name, want := range v.required {
-		var got string
-		if err := c.decode(name, &got, "a string"); err != nil {
-			return nil, err
-		}
-		if got != want {
-			return nil, &ClaimError{Claim: name, Problem: fmt.Sprintf("is %q, required %q", got, want)}
-		}
-	}
-	for _, g := range v.gates {
-		if err := g.check(c, claimList); err != nil {
-			return nil, err
-		}
-	}
-	if v.mapper.ClaimValidationRules != nil && v.gates == nil {
-		res, err := v.mapper.ClaimValidationRules.EvalClaimMappings(ctx, cv)
-		if err != nil {
-			return nil, &RuleError{Field: "claimValidationRules", Message: err.Error()}
-		}
-		if err := checkRules(res, "claimValidationRules"); err != nil {
-			return nil, err
-		}
-	}
-	if v.mapper.UserValidationRules != nil {
-		res, err := v.mapper.UserValidationRules.EvalUser(ctx, userValue(u))
-		if err != nil {
-			return nil, &RuleError{Field: "userValidationRules", Message: err.Error()}
-		}
-		if err := checkRules(res, "userValidationRules"); err != nil {
-			return nil, err
-		}
-	}
-	return u, nil
+	return u, groupsClaim, nil
 }
 
 func (v *Verifier) username(ctx context.Context, c claims, cv *lazy.MapValue) (string, error) {

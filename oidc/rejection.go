@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/cozystack/tenantkit/oidc/internal/jose"
 )
 
 // Why a token was rejected. Verifier.Verify wraps one of these in every
@@ -68,7 +70,7 @@ var (
 	// issuer's JWKS does not decode the way kube-apiserver 1.37 decodes
 	// it: one bad entry fails the whole set there, and so here (see
 	// VerifierConfig.SkipInvalidKeys). See *KeySetError.
-	ErrInvalidKeySet = errors.New("oidc: invalid JWKS")
+	ErrInvalidKeySet = jose.ErrInvalidKeySet
 	// ErrNotReady is returned while the verifier has not discovered its
 	// issuer (down or unreachable); with VerifierConfig.BackgroundDiscovery
 	// it keeps retrying. See *NotReadyError.
@@ -252,27 +254,17 @@ func (e *UnusableKeyError) Error() string {
 func (e *UnusableKeyError) Unwrap() error { return ErrUnusableKey }
 
 // KeySetError is a JWKS entry that kube-apiserver 1.37's decoder (go-jose
-// v2) refuses, failing the whole set.
-type KeySetError struct {
-	// Index is the entry's position in "keys" (-1 when the document
-	// itself is wrong).
-	Index int
-	// KeyID is the entry's kid, when it has a readable one.
-	KeyID string
-	// Problem says what is wrong, for example "unknown kty \"OKP\" curve
-	// \"X25519\"".
-	Problem string
-}
-
-func (e *KeySetError) Error() string {
-	if e.Index < 0 {
-		return "oidc: invalid JWKS: " + e.Problem
-	}
-	return fmt.Sprintf("oidc: invalid JWKS: key %d (kid %q): %s", e.Index, e.KeyID, e.Problem)
-}
-
-// Unwrap returns ErrInvalidKeySet.
-func (e *KeySetError) Unwrap() error { return ErrInvalidKeySet }
+// v2) refuses, failing the whole set. Its fields:
+//
+//   - Index int: the entry's position in "keys" (-1 when the document
+//     itself is wrong);
+//   - KeyID string: the entry's kid, when it has a readable one;
+//   - Problem string: what is wrong, for example "unknown kty \"OKP\"
+//     curve \"X25519\"".
+//
+// It unwraps to ErrInvalidKeySet. The JWKS decoder (oidc/internal/jose)
+// defines it and returns it as is.
+type KeySetError = jose.KeySetError
 
 // NotReadyError is returned by Verify until the issuer's discovery
 // document has been read.

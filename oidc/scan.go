@@ -2,7 +2,9 @@ package oidc
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/cozystack/tenantkit/oidc/internal/jose"
@@ -80,6 +82,30 @@ func scanPayload(data []byte) (p payloadScan, ok bool) {
 			return p, false
 		}
 	}
+}
+
+// splitToken decodes the payload of a compact JWS the way the apiserver
+// reads the untrusted issuer: exactly three parts, unpadded base64url
+// (line breaks ignored), a JSON object. A token in the JSON serialization
+// is refused first, as the apiserver refuses it.
+func splitToken(token string) ([]byte, *payloadScan, error) {
+	if strings.HasPrefix(strings.TrimSpace(token), "{") {
+		return nil, nil, &MalformedTokenError{Reason: "JSON serialization; want compact JWS"}
+	}
+	_, rest, ok1 := strings.Cut(token, ".")
+	p, sig, ok2 := strings.Cut(rest, ".")
+	if !ok1 || !ok2 || strings.Contains(sig, ".") {
+		return nil, nil, &MalformedTokenError{Reason: fmt.Sprintf("%d parts; want 3", strings.Count(token, ".")+1)}
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(p)
+	if err != nil {
+		return nil, nil, &MalformedTokenError{Reason: "payload is not base64url"}
+	}
+	scan, ok := scanPayload(payload)
+	if !ok {
+		return nil, nil, &MalformedTokenError{Reason: payloadProblem(payload)}
+	}
+	return payload, &scan, nil
 }
 
 // note records a member that go-oidc reads.

@@ -4,12 +4,9 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -259,134 +256,6 @@ func (cfg VerifierConfig) httpClient() (*http.Client, error) {
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
 	return &http.Client{Transport: tr, Timeout: 30 * time.Second}, nil
-}
-
-// Verify checks a token the way the apiserver does and maps it to a user:
-// untrusted issuer routing, JOSE header and algorithm, signature, the
-// go-oidc claims (iss, aud, exp, nbf ...), the username claim (with the
-// email_verified rule), groups, uid, extra, required claims, claim
-// validation rules and user validation rules. A rejection wraps one of the
-// ErrX reasons in rejection.go; it never contains the token. With the
-// token cache on, a token verified before is answered from the cache.
-func (v *Verifier) Verify(ctx context.Context, token string) (*UserInfo, error) {
-	if len(token) > v.cfg.MaxTokenBytes {
-		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTokenTooLarge, len(token), v.cfg.MaxTokenBytes)
-	}
-	if v.cache == nil {
-		u, _, err := v.verify(ctx, token)
-		return u, err
-	}
-	key := cacheKey(token)
-	now := v.now()
-	u, gen := v.cache.get(key, now)
-	if u != nil {
-		return u, nil
-	}
-	u, exp, err := v.verify(ctx, token)
-	if err == nil {
-		v.cache.put(key, u, exp, now, gen)
-	}
-	return u, err
-}
-
-// verify is Verify without the cache; exp is the token's expiry.
-func (v *Verifier) verify(ctx context.Context, token string) (*UserInfo, time.Time, error) {
-	// The apiserver routes by the untrusted issuer first.
-	if strings.HasPrefix(strings.TrimSpace(token), "{") {
-		return nil, time.Time{}, &MalformedTokenError{Reason: "JSON serialization; want compact JWS"}
-	}
-	payload, scan, err := splitToken(token)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	iss, err := untrustedIssuer(scan, payload)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if iss != v.jwt.Issuer.URL {
-		return nil, time.Time{}, &IssuerMismatchError{Want: v.jwt.Issuer.URL, Got: iss}
-	}
-	keys := v.keys.Load()
-	if keys == nil {
-		return nil, time.Time{}, v.Ready()
-	}
-	t, err := parseJWS(token, payload, &v.headers)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if err := keys.verify(ctx, t); err != nil {
-		return nil, time.Time{}, err
-	}
-	f, err := decodeOIDCFields(scan, payload)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if err := v.checkOIDC(f); err != nil {
-		return nil, time.Time{}, err
-	}
-	u, err := v.mapUser(ctx, scan.claims)
-	return u, time.Time(f.Expiry), err
-}
-
-// splitToken decodes the payload of a compact JWS the way the apiserver
-// reads the untrusted issuer: exactly three parts, unpadded base64url
-// (line breaks ignored), a JSON object.
-func splitToken(token string) ([]byte, *payloadScan, error) {
-	_, rest, ok1 := strings.Cut(token, ".")
-	p, sig, ok2 := strings.Cut(rest, ".")
-	if !ok1 || !ok2 || strings.Contains(sig, ".") {
-		return nil, nil, &MalformedTokenError{Reason: fmt.Sprintf("%d parts; want 3", strings.Count(token, ".")+1)}
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(p)
-	if err != nil {
-		return nil, nil, &MalformedTokenError{Reason: "payload is not base64url"}
-	}
-	scan, ok := scanPayload(payload)
-	if !ok {
-		return nil, nil, &MalformedTokenError{Reason: payloadProblem(payload)}
-	}
-	return payload, &scan, nil
-}
-
-// checkOIDC is go-oidc v2's claim checks after the signature, and the
-// apiserver's audience check: distributed claim sources, iss, aud (with
-// one audience, before the times), exp (no leeway), nbf (with leeway),
-// aud (with several, after).
-func (v *Verifier) checkOIDC(f *oidcFields) error {
-	if err := f.checkClaimSources(); err != nil {
-		return err
-	}
-	if f.Issuer != v.jwt.Issuer.URL && !(v.jwt.Issuer.URL == "https://"+googleIssuer && f.Issuer == googleIssuer) {
-		return &IssuerMismatchError{Want: v.jwt.Issuer.URL, Got: f.Issuer}
-	}
-	single := len(v.jwt.Issuer.Audiences) == 1
-	if single {
-		if err := v.checkAudience(f.Audience); err != nil {
-			return err
-		}
-	}
-	now := v.now()
-	if exp := time.Time(f.Expiry); exp.Before(now) { // a missing exp is the zero time
-		return &ExpiredError{Expiry: exp, Now: now}
-	}
-	if f.NotBefore != nil {
-		if nbf := time.Time(*f.NotBefore); now.Add(v.cfg.NotBeforeLeeway).Before(nbf) {
-			return &NotYetValidError{NotBefore: nbf, Now: now, Leeway: v.cfg.NotBeforeLeeway}
-		}
-	}
-	if !single {
-		return v.checkAudience(f.Audience)
-	}
-	return nil
-}
-
-func (v *Verifier) checkAudience(got audience) error {
-	for _, a := range got {
-		if slices.Contains(v.jwt.Issuer.Audiences, a) {
-			return nil
-		}
-	}
-	return &AudienceError{Want: v.jwt.Issuer.Audiences, Got: []string(got)}
 }
 
 // Issuer returns the issuer URL the verifier trusts.

@@ -12,7 +12,8 @@ import (
 
 // Config says where to find NVML and how HAMi's device plugin is set up on
 // the node. The zero value uses the driver's libnvidia-ml, /sys, and HAMi's
-// chart defaults: deviceSplitCount 10, memory and core scaling 1.
+// chart defaults: gpushare.DefaultDeviceSplitCount (10),
+// DefaultDeviceMemoryScaling and DefaultDeviceCoreScaling (1).
 type Config struct {
 	// Library replaces NVML, e.g. with a fake in tests. Nil means
 	// NVML(LibraryPath).
@@ -22,12 +23,14 @@ type Config struct {
 	// SysfsRoot is where sysfs is mounted; "" means /sys.
 	SysfsRoot string
 
-	// SplitCount is deviceSplitCount, the tasks per GPU (0 means 10).
+	// SplitCount is deviceSplitCount, the tasks per GPU (0 means
+	// gpushare.DefaultDeviceSplitCount).
 	SplitCount int32
-	// MemoryScaling is deviceMemoryScaling (0 means 1; above 1
-	// oversubscribes).
+	// MemoryScaling is deviceMemoryScaling (0 means
+	// gpushare.DefaultDeviceMemoryScaling; above 1 oversubscribes).
 	MemoryScaling float64
-	// CoreScaling is deviceCoreScaling (0 means 1).
+	// CoreScaling is deviceCoreScaling (0 means
+	// gpushare.DefaultDeviceCoreScaling).
 	CoreScaling float64
 	// PreConfiguredMemoryMiB is preConfiguredDeviceMemory: the memory of
 	// GPUs whose NVML memory query is not supported; without it such GPUs
@@ -51,13 +54,13 @@ func (c Config) withDefaults() (Config, error) {
 		c.SysfsRoot = "/sys"
 	}
 	if c.SplitCount == 0 {
-		c.SplitCount = 10
+		c.SplitCount = gpushare.DefaultDeviceSplitCount
 	}
 	if c.MemoryScaling == 0 {
-		c.MemoryScaling = 1
+		c.MemoryScaling = gpushare.DefaultDeviceMemoryScaling
 	}
 	if c.CoreScaling == 0 {
-		c.CoreScaling = 1
+		c.CoreScaling = gpushare.DefaultDeviceCoreScaling
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -114,7 +117,7 @@ func Discover(ctx context.Context, cfg Config) ([]GPU, error) {
 //   - devmem = ⌊MiB × MemoryScaling⌋ with MiB = bytes / 2²⁰ rounded down,
 //     or PreConfiguredMemoryMiB × MemoryScaling when NVML cannot report
 //     memory (the GPU is skipped without it);
-//   - devcore = ⌊100 × CoreScaling⌋;
+//   - devcore = ⌊gpushare.DefaultDeviceCores (100) × CoreScaling⌋;
 //   - type = gpushare.TypeName(name) ("NVIDIA-" unless it starts with
 //     "NVIDIA");
 //   - mode hami-core, healthy;
@@ -147,7 +150,7 @@ func Devices(gpus []GPU, cfg Config) ([]gpushare.Device, error) {
 		}
 		out = append(out, gpushare.Device{
 			ID: g.UUID, Index: g.Index, Count: cfg.SplitCount, MemoryMiB: int32(mem),
-			Cores: int32(100 * cfg.CoreScaling), Type: gpushare.TypeName(g.Name), NUMA: g.NUMA,
+			Cores: int32(gpushare.DefaultDeviceCores * cfg.CoreScaling), Type: gpushare.TypeName(g.Name), NUMA: g.NUMA,
 			Mode: gpushare.ModeHAMiCore, Health: true,
 		})
 	}

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cozystack/tenantkit/gpushare"
+	"github.com/cozystack/tenantkit/gpushare/hamisim"
 )
 
 // Epoch returns the decision time AllocatedPod writes in hami.io/vgpu-time
@@ -31,19 +32,15 @@ import (
 func Epoch() time.Time { return time.Date(2026, 8, 21, 10, 0, 0, 0, time.UTC) }
 
 // GPU returns a healthy hami-core GPU registered with HAMi's chart
-// defaults: 10 slots, 100 cores.
+// defaults: gpushare.DefaultDeviceSplitCount slots (10),
+// gpushare.DefaultDeviceCores cores (100).
 func GPU(id string, index uint, model string, memoryMiB int32) gpushare.Device {
-	return gpushare.Device{ID: id, Index: index, Count: 10, MemoryMiB: memoryMiB, Cores: 100,
-		Type: model, Mode: gpushare.ModeHAMiCore, Health: true}
+	return hamisim.GPU(id, index, model, memoryMiB)
 }
 
 // GPUs returns n GPUs of one model with UUIDs "GPU-<prefix>-<i>".
 func GPUs(prefix string, n int, model string, memoryMiB int32) []gpushare.Device {
-	out := make([]gpushare.Device, n)
-	for i := range out {
-		out[i] = GPU(fmt.Sprintf("GPU-%s-%d", prefix, i), uint(i), model, memoryMiB)
-	}
-	return out
+	return hamisim.GPUs(prefix, n, model, memoryMiB)
 }
 
 // Node returns a node labelled gpu=on whose hami.io/node-nvidia-register
@@ -61,25 +58,10 @@ func NodeT(t testing.TB, name string, devs ...gpushare.Device) *corev1.Node {
 	return must(t, n, err)
 }
 
-// NodeIn is Node with the registration written in format.
+// NodeIn is Node with the registration written in format:
+// hamisim.Node, the one place that renders a HAMi-registered Node.
 func NodeIn(format gpushare.RegistrationFormat, name string, devs ...gpushare.Device) (*corev1.Node, error) {
-	reg, err := gpushare.EncodeNodeDevices(devs, format)
-	if err != nil {
-		return nil, fmt.Errorf("gpusharetest: registration of %s: %w", name, err)
-	}
-	var slots int64
-	for _, d := range devs {
-		slots += int64(d.Count)
-	}
-	q := *resource.NewQuantity(slots, resource.DecimalSI)
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"gpu": "on"},
-			Annotations: map[string]string{gpushare.AnnotationRegister: reg}},
-		Status: corev1.NodeStatus{
-			Capacity:    corev1.ResourceList{gpushare.ResourceGPU: q},
-			Allocatable: corev1.ResourceList{gpushare.ResourceGPU: q},
-		},
-	}, nil
+	return hamisim.Node(format, name, devs...)
 }
 
 // NodeInT is NodeIn that fails t on error.

@@ -28,28 +28,15 @@ import (
 	"github.com/cozystack/tenantkit/gpushare"
 )
 
-// GPUs returns n healthy GPUs of one model as HAMi's device plugin
-// registers them with the chart's defaults (10 slots, 100 cores), with
-// UUIDs GPU-<prefix>-<i>.
-func GPUs(prefix string, n int, model string, memoryMiB int32) []gpushare.Device {
-	devs := make([]gpushare.Device, n)
-	for i := range devs {
-		devs[i] = gpushare.Device{ID: fmt.Sprintf("GPU-%s-%d", prefix, i), Index: uint(i), Count: 10,
-			MemoryMiB: memoryMiB, Cores: 100, Type: model, Mode: gpushare.ModeHAMiCore, Health: true}
-	}
-	return devs
-}
-
-// RegisterNode creates node name, labelled gpu=on, with devs in the
-// hami.io/node-nvidia-register annotation HAMi's device plugin writes
-// (HAMi v2.10's JSON).
+// RegisterNode creates node name as Node builds it in HAMi v2.10's JSON:
+// labelled gpu=on, with devs in the hami.io/node-nvidia-register
+// annotation HAMi's device plugin writes and GPUs × slots of
+// nvidia.com/gpu in its capacity and allocatable.
 func RegisterNode(ctx context.Context, cs kubernetes.Interface, name string, devs []gpushare.Device) error {
-	reg, err := gpushare.EncodeNodeDevices(devs, gpushare.FormatJSON)
+	node, err := Node(gpushare.FormatJSON, name, devs...)
 	if err != nil {
 		return err
 	}
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"gpu": "on"},
-		Annotations: map[string]string{gpushare.AnnotationRegister: reg}}}
 	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("register node %s: %w", name, err)
 	}

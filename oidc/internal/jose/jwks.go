@@ -50,23 +50,33 @@ type Key struct {
 	p256 *p256Key // ES256 state of a P-256 public key, else nil
 }
 
-// KeySetError is a JWKS that go-jose v2 refuses.
+// ErrInvalidKeySet is what every *KeySetError unwraps to. Package oidc
+// re-exports it as oidc.ErrInvalidKeySet, and the error type as
+// oidc.KeySetError: this is their one definition.
+var ErrInvalidKeySet = errors.New("oidc: invalid JWKS")
+
+// KeySetError is a JWKS entry that kube-apiserver 1.37's decoder (go-jose
+// v2) refuses, failing the whole set.
 type KeySetError struct {
-	// Index is the failing entry's position in "keys", -1 when the
-	// document itself is wrong.
+	// Index is the entry's position in "keys" (-1 when the document
+	// itself is wrong).
 	Index int
-	// KeyID is the failing entry's kid, when it has a readable one.
+	// KeyID is the entry's kid, when it has a readable one.
 	KeyID string
-	// Problem says what is wrong.
+	// Problem says what is wrong, for example "unknown kty \"OKP\" curve
+	// \"X25519\"".
 	Problem string
 }
 
 func (e *KeySetError) Error() string {
 	if e.Index < 0 {
-		return "invalid JWKS: " + e.Problem
+		return "oidc: invalid JWKS: " + e.Problem
 	}
-	return fmt.Sprintf("invalid JWKS: key %d (kid %q): %s", e.Index, e.KeyID, e.Problem)
+	return fmt.Sprintf("oidc: invalid JWKS: key %d (kid %q): %s", e.Index, e.KeyID, e.Problem)
 }
+
+// Unwrap returns ErrInvalidKeySet.
+func (e *KeySetError) Unwrap() error { return ErrInvalidKeySet }
 
 // jwksDoc is the document as go-oidc v2 decodes it (encoding/json, so the
 // "keys" member matches case-insensitively).
