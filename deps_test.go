@@ -79,7 +79,7 @@ func TestDependencies(t *testing.T) {
 		// backup: 652 packages.
 		{"backup", nil, 720, []string{"go.etcd.io", "github.com/google/cel-go", "k8s.io/kubernetes"}},
 		// etcdrelocate: 715 packages.
-		{"etcdrelocate", []string{"internal/peerurl", "internal/process"}, 790, []string{"github.com/aws", "github.com/google/cel-go", "k8s.io/kubernetes"}},
+		{"etcdrelocate", []string{"internal/peerurl", "internal/portforward", "internal/process"}, 790, []string{"github.com/aws", "github.com/google/cel-go", "k8s.io/kubernetes"}},
 	} {
 		t.Run(tc.pkg, func(t *testing.T) {
 			d, ok := deps[tc.pkg]

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"strings"
 
 	"github.com/cozystack/tenantkit/internal/peerurl"
+	"github.com/cozystack/tenantkit/internal/portforward"
 )
 
 // Layout says how a tenant etcd is deployed, which decides the plan.
@@ -144,10 +144,4 @@ func hostOf(raw string) string {
 }
 
 // podOfHost splits <pod>.<service>.<ns>.svc into pod and namespace.
-func podOfHost(host string) (pod, namespace string, err error) {
-	parts := strings.Split(strings.TrimSuffix(host, "."), ".")
-	if len(parts) < 4 || parts[3] != "svc" {
-		return "", "", fmt.Errorf("%q is not a pod DNS name <pod>.<service>.<namespace>.svc", host)
-	}
-	return parts[0], parts[2], nil
-}
+func podOfHost(host string) (pod, namespace string, err error) { return portforward.PodOfHost(host) }

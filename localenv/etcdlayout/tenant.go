@@ -14,14 +14,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/cozystack/tenantkit/internal/portforward"
 	"github.com/cozystack/tenantkit/internal/process"
 	"github.com/cozystack/tenantkit/localenv"
 )
 
-// Tenant is a tenant etcd running in a local environment's simulated
-// cluster: real etcd processes on simulated nodes, reachable from the test
-// process by their cluster DNS names. Start creates the v1alpha1 layout,
-// StartV1alpha2 the v1alpha2 one.
+// Tenant is a tenant etcd running in a local environment's cluster: real
+// etcd processes on simulated nodes, reachable from the test process by
+// their cluster DNS names, or etcd pods on a kind cluster's nodes, reached
+// through the API's port-forward (the host has no route to the pod
+// network). Start creates the v1alpha1 layout (either provider),
+// StartV1alpha2 the v1alpha2 one (simulated cluster only).
 type Tenant struct {
 	// Layout is the v1alpha1 layout (nil for v1alpha2).
 	Layout *V1alpha1
@@ -37,14 +40,16 @@ type Tenant struct {
 
 	env  *localenv.Env
 	kube kubernetes.Interface
+	dial func(ctx context.Context, addr string) (net.Conn, error)
 }
 
-// Start creates a v1alpha1 tenant etcd in env's simulated cluster
-// (Config.Cluster must be set) and waits until all members are Ready and
-// the cluster state is "existing".
+// Start creates a v1alpha1 tenant etcd in env's cluster (a simulated
+// one: Config.Cluster set, or a kind cluster: Provider Kind) and waits
+// until all members are Ready and the cluster state is "existing".
 func Start(ctx context.Context, env *localenv.Env, cfg Config) (*Tenant, error) {
-	if env.Cluster() == nil {
-		return nil, fmt.Errorf("%w: the environment has no simulated cluster (set localenv.Config.Cluster)", ErrInvalidConfig)
+	dial, err := dialer(env)
+	if err != nil {
+		return nil, err
 	}
 	l, err := NewV1alpha1(cfg)
 	if err != nil {
@@ -61,7 +66,20 @@ func Start(ctx context.Context, env *localenv.Env, cfg Config) (*Tenant, error) 
 	if err := l.WaitReady(ctx, env.RESTConfig()); err != nil {
 		return nil, err
 	}
-	return &Tenant{Layout: l, Namespace: l.Config.Namespace, ReadyAfter: time.Since(begin), env: env, kube: kube}, nil
+	return &Tenant{Layout: l, Namespace: l.Config.Namespace, ReadyAfter: time.Since(begin), env: env, kube: kube, dial: dial}, nil
+}
+
+// dialer reaches the members of env's tenant etcds: through the simulated
+// cluster's DNS and loopback addresses, or, on kind, through the API's
+// port-forward to each pod.
+func dialer(env *localenv.Env) (func(ctx context.Context, addr string) (net.Conn, error), error) {
+	if c := env.Cluster(); c != nil {
+		return func(ctx context.Context, addr string) (net.Conn, error) { return c.DialContext(ctx, "tcp", addr) }, nil
+	}
+	if env.Provider() == localenv.Kind {
+		return portforward.Dialer(env.RESTConfig())
+	}
+	return nil, fmt.Errorf("%w: the environment has no cluster (set localenv.Config.Cluster, or Provider Kind)", ErrInvalidConfig)
 }
 
 // StartT is Start for tests: it fails the test on error (with the members'
@@ -93,7 +111,7 @@ func StartT(t testing.TB, env *localenv.Env, cfg Config) *Tenant {
 // Kube returns the environment's admin Kubernetes client.
 func (tn *Tenant) Kube() kubernetes.Interface { return tn.kube }
 
-// Cluster returns the simulated cluster the tenant runs in.
+// Cluster returns the simulated cluster the tenant runs in (nil on kind).
 func (tn *Tenant) Cluster() *localenv.Cluster { return tn.env.Cluster() }
 
 // TLSConfig reads the client TLS material from the tenant's Secrets (see
@@ -135,10 +153,11 @@ func (tn *Tenant) Client(ctx context.Context, members ...int) (*clientv3.Client,
 	return clientv3.New(cfg)
 }
 
-// DialContext dials host:port with the host resolved through the cluster
-// DNS; the signature fits grpc.WithContextDialer.
+// DialContext dials host:port, a member's <pod>.<service>.<ns>.svc
+// address: through the simulated cluster's DNS, or on kind a port-forward
+// to the pod; the signature fits grpc.WithContextDialer.
 func (tn *Tenant) DialContext(ctx context.Context, addr string) (net.Conn, error) {
-	return tn.env.Cluster().DialContext(ctx, "tcp", addr)
+	return tn.dial(ctx, addr)
 }
 
 // ClientTLS reads a tenant etcd's client TLS material the way Kamaji's

@@ -33,7 +33,11 @@ func StartV1alpha2(ctx context.Context, env *localenv.Env, cfg Config) (*Tenant,
 	if err != nil {
 		return nil, err
 	}
-	tn := &Tenant{V1alpha2: l, Namespace: l.Config.Namespace, env: env, kube: kube}
+	dial, err := dialer(env)
+	if err != nil {
+		return nil, err
+	}
+	tn := &Tenant{V1alpha2: l, Namespace: l.Config.Namespace, env: env, kube: kube, dial: dial}
 	begin := time.Now()
 	if err := l.Apply(ctx, env.RESTConfig()); err != nil {
 		return nil, err

@@ -1,0 +1,234 @@
+package etcdrelocate_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/cozystack/tenantkit/etcdrelocate"
+	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
+	"github.com/cozystack/tenantkit/localenv"
+	"github.com/cozystack/tenantkit/localenv/etcdlayout"
+)
+
+// partitionFor is how long a node stays cut off the cluster network.
+const partitionFor = 20 * time.Second
+
+// TestPartition_kind cuts the target node of a relocation off the kind
+// cluster's network (docker network disconnect) as the relocation enters
+// catch-up, and in a second relocation as it enters wait-pod, and
+// reconnects it after 20 s. The executor reports the stall and completes,
+// or stops in its documented state (then the documented restore brings the
+// replica back); every acknowledged write reads back, and the tenant ends
+// with 3 voters and equal HashKV. Opt-in with TENANTKIT_KIND=1.
+func TestPartition_kind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: creates a kind cluster")
+	}
+	if os.Getenv("TENANTKIT_KIND") == "" {
+		t.Skip("set TENANTKIT_KIND=1 to cut kind nodes off their network")
+	}
+	env, err := localenv.Start(t.Context(), localenv.Config{Provider: localenv.Kind, KindCluster: localenv.KindConfig{Workers: 3}})
+	if errors.Is(err, localenv.ErrKindUnavailable) {
+		t.Skip(err)
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, env.Stop()) })
+	ctx, cancel := context.WithTimeout(t.Context(), 25*time.Minute)
+	defer cancel()
+	kube, err := kubernetes.NewForConfig(env.RESTConfig())
+	require.NoError(t, err)
+	dyn, err := dynamic.NewForConfig(env.RESTConfig())
+	require.NoError(t, err)
+	untaintControlPlane(t, ctx, kube)
+	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Tenant: "part"})
+	dial, err := etcdrelocate.PortForwardDialer(env.RESTConfig())
+	require.NoError(t, err)
+	cut := &partitioner{network: "tenantkit-kind-" + env.KindClusterName()}
+	r, err := etcdrelocate.New(etcdrelocate.Config{Kube: kube, Dynamic: dyn, Dial: dial, Logger: testLogger(t), Progress: cut.event(t)})
+	require.NoError(t, err)
+
+	for i, step := range []etcdrelocate.StepKind{etcdrelocate.StepCatchUp, etcdrelocate.StepWaitPod} {
+		cli, err := tn.Client(ctx)
+		require.NoError(t, err)
+		mcli, err := tn.Client(ctx)
+		require.NoError(t, err)
+		load := etcdrelocatetest.StartLoadT(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/partition/"})
+		mon := etcdrelocatetest.StartMonitorT(t, mcli, etcdrelocatetest.MonitorConfig{})
+
+		on := podNodes(t, ctx, kube, tn.Namespace)
+		member := etcdlayout.PodName(i)
+		target := nodeWithout(t, ctx, kube, on)
+		cut.arm(step, target)
+		begin := time.Now()
+		p, err := r.Plan(ctx, etcdrelocate.Request{Namespace: tn.Namespace, Member: member, TargetNode: target,
+			Options: etcdrelocate.Options{SnapshotDir: t.TempDir()}})
+		require.NoError(t, err)
+		res, err := r.Execute(ctx, p)
+		cut.wait(t)
+		outcome := "completed"
+		if err != nil {
+			// The documented state of a stopped relocation: rolled back
+			// to two voters, the replica restored by PlanRestore.
+			outcome = "stopped: " + err.Error()
+			require.ErrorIs(t, err, etcdrelocate.ErrRolledBack, "a stop other than the documented rollback")
+			_, rerr := r.RestoreReplica(ctx, etcdrelocate.RestoreRequest{Namespace: tn.Namespace, Node: target,
+				Options: etcdrelocate.Options{SnapshotDir: t.TempDir()}})
+			require.NoError(t, rerr)
+		} else {
+			require.NotNil(t, res.Verification)
+		}
+		lr, mr := load.Stop(), mon.Stop()
+		load.CheckT(t, ctx, cli)
+		t.Logf("partition of %s during %s: %s after %s; stalls reported: %v; %d writes acknowledged (all read back), %d failed, longest gap %s; fault tolerance lowest sample %d, %s lost",
+			target, step, outcome, time.Since(begin).Round(time.Second), cut.stalls(), lr.Acked, lr.Failed,
+			lr.LongestGap.Round(time.Millisecond), mr.MinFaultTolerance, mr.AtLoss)
+		require.Positive(t, lr.Acked)
+		requireVotersAndHash(t, ctx, cli)
+		cli.Close()
+		mcli.Close()
+	}
+}
+
+// partitioner cuts a node off the cluster network when a relocation
+// enters the armed step, and reconnects it (same address) partitionFor
+// later.
+type partitioner struct {
+	network string
+	mu      sync.Mutex
+	step    etcdrelocate.StepKind
+	node    string
+	done    chan error
+	stalled []string
+}
+
+func (p *partitioner) arm(step etcdrelocate.StepKind, node string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.step, p.node, p.done, p.stalled = step, node, make(chan error, 1), nil
+}
+
+// event is the Relocator's progress callback: it cuts the node off
+// before the armed step's work begins.
+func (p *partitioner) event(t *testing.T) func(etcdrelocate.Event) {
+	return func(e etcdrelocate.Event) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if e.Stall != nil {
+			p.stalled = append(p.stalled, string(e.Step)+" "+string(e.Phase)+" "+e.Stall.Member)
+		}
+		if e.Step != p.step || e.Phase != etcdrelocate.EventStarted || p.node == "" {
+			return
+		}
+		node, done := p.node, p.done
+		p.node = ""
+		ip, err := docker("inspect", "-f", "{{(index .NetworkSettings.Networks \""+p.network+"\").IPAddress}}", node)
+		if err == nil {
+			_, err = docker("network", "disconnect", p.network, node)
+		}
+		if err != nil {
+			done <- err
+			return
+		}
+		t.Logf("%s (%s) cut off %s as %s starts", node, ip, p.network, e.Step)
+		time.AfterFunc(partitionFor, func() {
+			_, err := docker("network", "connect", "--ip", ip, p.network, node)
+			t.Logf("%s reconnected: %v", node, err)
+			done <- err
+		})
+	}
+}
+
+// wait requires that the armed partition happened and was healed.
+func (p *partitioner) wait(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	done, armed := p.done, p.node != ""
+	p.mu.Unlock()
+	require.False(t, armed, "the relocation never entered %s", p.step)
+	require.NoError(t, <-done)
+}
+
+func (p *partitioner) stalls() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.stalled)
+}
+
+func docker(args ...string) (string, error) {
+	out, err := exec.Command("docker", args...).CombinedOutput()
+	if err != nil {
+		return "", errors.New("docker " + strings.Join(args, " ") + ": " + strings.TrimSpace(string(out)))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// untaintControlPlane removes the control-plane taint, as kind does on a
+// one-node cluster: four nodes for a three-member tenant etcd.
+func untaintControlPlane(t *testing.T, ctx context.Context, kube kubernetes.Interface) {
+	t.Helper()
+	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "node-role.kubernetes.io/control-plane"})
+	require.NoError(t, err)
+	for _, n := range nodes.Items {
+		n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(tt corev1.Taint) bool { return tt.Key == "node-role.kubernetes.io/control-plane" })
+		_, err := kube.CoreV1().Nodes().Update(ctx, &n, metav1.UpdateOptions{})
+		require.NoError(t, err)
+	}
+}
+
+// podNodes returns the nodes of the tenant's etcd pods.
+func podNodes(t *testing.T, ctx context.Context, kube kubernetes.Interface, ns string) []string {
+	t.Helper()
+	pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=etcd"})
+	require.NoError(t, err)
+	var on []string
+	for _, p := range pods.Items {
+		on = append(on, p.Spec.NodeName)
+	}
+	return on
+}
+
+// nodeWithout returns a node other than those given.
+func nodeWithout(t *testing.T, ctx context.Context, kube kubernetes.Interface, on []string) string {
+	t.Helper()
+	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, n := range nodes.Items {
+		if !slices.Contains(on, n.Name) {
+			return n.Name
+		}
+	}
+	t.Fatalf("every node holds a member: %v", on)
+	return ""
+}
+
+// requireVotersAndHash: 3 voters, no learner, HashKV equal at one revision.
+func requireVotersAndHash(t *testing.T, ctx context.Context, cli *clientv3.Client) {
+	t.Helper()
+	ml, err := cli.MemberList(ctx)
+	require.NoError(t, err)
+	require.Len(t, ml.Members, 3)
+	st, err := cli.Status(ctx, cli.Endpoints()[0])
+	require.NoError(t, err)
+	var hashes []uint32
+	for _, m := range ml.Members {
+		require.False(t, m.IsLearner, m.Name)
+		h, err := cli.HashKV(ctx, m.ClientURLs[0], st.Header.Revision)
+		require.NoError(t, err, m.Name)
+		hashes = append(hashes, h.Hash)
+	}
+	require.Equal(t, []uint32{hashes[0], hashes[0], hashes[0]}, hashes)
+}
