@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,7 +39,9 @@ const DexDeviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
 
 // DexConfig configures dex, the OpenID provider of the environment.
 type DexConfig struct {
-	// Port is the HTTPS port on 127.0.0.1; zero picks a free one.
+	// Port is the HTTPS port; zero picks a free one. Dex listens on
+	// 127.0.0.1, on a kind environment on Env.KindHostAddress, so that the
+	// cluster's apiserver reaches it too.
 	Port int
 	// Clients are the per-cluster clients (one per tenant cluster, named by
 	// its client ID). Each trusts the kubectl client as a peer, so that a
@@ -65,7 +68,8 @@ type DexUser struct {
 
 // Dex is a running dex.
 type Dex struct {
-	// IssuerURL is https://127.0.0.1:<port>/dex.
+	// IssuerURL is https://127.0.0.1:<port>/dex (on a kind environment,
+	// https://<Env.KindHostAddress>:<port>/dex).
 	IssuerURL string
 	// CAPEM is the CA of dex's serving certificate (the environment's CA);
 	// put it in an AuthenticationConfiguration's certificateAuthority.
@@ -74,10 +78,12 @@ type Dex struct {
 	Dir string
 
 	ca   *pki.CA
+	host string
 	proc *process.Process
 }
 
-// StartDex starts dex over HTTPS on loopback with a certificate from the
+// StartDex starts dex over HTTPS on loopback (a kind environment: on
+// KindHostAddress, the cluster's own network) with a certificate from the
 // environment's CA: static public client kubectl, one client per entry in
 // cfg.Clients trusting kubectl, static password users with groups, the
 // password grant, auth-code with PKCE through the mock connector or the
@@ -94,7 +100,15 @@ func (e *Env) StartDex(ctx context.Context, cfg DexConfig) (*Dex, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := portOrFree("127.0.0.1", cfg.Port)
+	host := "127.0.0.1"
+	if e.provider == Kind {
+		a, err := e.KindHostAddress(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("start dex: %w", err)
+		}
+		host = a.String()
+	}
+	port, err := portOrFree(host, cfg.Port)
 	if err != nil {
 		return nil, fmt.Errorf("start dex: %w", err)
 	}
@@ -102,7 +116,7 @@ func (e *Env) StartDex(ctx context.Context, cfg DexConfig) (*Dex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start dex: %w", err)
 	}
-	d := &Dex{IssuerURL: fmt.Sprintf("https://127.0.0.1:%d/dex", port), CAPEM: e.ca.CertPEM, Dir: dir, ca: e.ca}
+	d := &Dex{IssuerURL: fmt.Sprintf("https://%s/dex", net.JoinHostPort(host, strconv.Itoa(port))), CAPEM: e.ca.CertPEM, Dir: dir, ca: e.ca, host: host}
 	conf, err := d.writeConfig(port, cfg)
 	if err != nil {
 		return nil, err
@@ -124,7 +138,7 @@ func (e *Env) StartDex(ctx context.Context, cfg DexConfig) (*Dex, error) {
 }
 
 func (d *Dex) writeConfig(port int, cfg DexConfig) (string, error) {
-	serving, err := d.ca.Issue(pki.Spec{CommonName: "dex", DNSNames: []string{"localhost"}, IPs: []net.IP{net.IPv4(127, 0, 0, 1)}})
+	serving, err := d.ca.Issue(pki.Spec{CommonName: "dex", DNSNames: []string{"localhost"}, IPs: []net.IP{net.ParseIP(d.host)}})
 	if err != nil {
 		return "", err
 	}
@@ -155,7 +169,7 @@ func (d *Dex) writeConfig(port int, cfg DexConfig) (string, error) {
 	}
 	conf := map[string]any{
 		"issuer": d.IssuerURL,
-		"web":    map[string]any{"https": fmt.Sprintf("127.0.0.1:%d", port), "tlsCert": certFile, "tlsKey": keyFile},
+		"web":    map[string]any{"https": net.JoinHostPort(d.host, strconv.Itoa(port)), "tlsCert": certFile, "tlsKey": keyFile},
 		"oauth2": map[string]any{"skipApprovalScreen": true, "passwordConnector": "local",
 			"grantTypes": []string{"authorization_code", "refresh_token", "password", DexDeviceCodeGrant}},
 		"expiry":           map[string]any{"idTokens": ttl.String()},

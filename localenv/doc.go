@@ -208,6 +208,16 @@
 // (kind's published images on an engine that allows --privileged run as
 // shipped, and may change them, as upstream kind does.)
 //
+// A kind cluster's apiserver authenticates OIDC users as a tenant
+// cluster's does: KindCluster.AuthenticationConfig starts it with
+// --authentication-config, a file in a folder of the environment mounted
+// into the control-plane node. Its issuers must be reachable from the
+// node, whose 127.0.0.1 is its own: StartDex on a kind environment listens
+// on KindHostAddress, this host's address on the cluster's own docker
+// network (never 0.0.0.0), and SetKindAuthenticationConfig writes the
+// configuration naming it and waits until the apiserver has reloaded it
+// (see ExampleEnv_SetKindAuthenticationConfig).
+//
 // Stop deletes the cluster: its node containers with their volumes, and its
 // network. A cluster's name carries its owner process (pid and start
 // time); the next Start deletes the clusters of owners that died without

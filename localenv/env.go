@@ -353,7 +353,8 @@ func (e *Env) Etcd() *EtcdCluster { return e.etcd }
 // CA returns the environment's certificate authority. The apiservers' serving
 // certificates are signed by it and they trust client certificates it
 // issues; components added to the environment (an OIDC issuer, an S3 server)
-// take their serving certificates from it too.
+// take their serving certificates from it too. On the kind provider it
+// signs only the added components' certificates: the cluster has kind's.
 func (e *Env) CA() *pki.CA { return e.ca }
 
 // Logger returns the environment's logger.

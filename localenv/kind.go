@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster"
 
 	"github.com/cozystack/tenantkit/internal/kindnode"
+	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
 // KindConfig configures the kind cluster of the Kind provider.
@@ -31,6 +32,19 @@ type KindConfig struct {
 	// ReadyTimeout bounds the wait for every node to be Ready after kind
 	// created the cluster. Default 5 minutes.
 	ReadyTimeout time.Duration
+	// AuthenticationConfig, when not nil, is the structured authentication
+	// configuration (an AuthenticationConfiguration document) the control
+	// plane's kube-apiserver starts with (--authentication-config, as
+	// package oidc renders it for a tenant cluster). It lives in a folder
+	// of the environment mounted into the control-plane node (kind's
+	// extraMounts, then kubeadm's apiServer extraVolumes);
+	// Env.SetKindAuthenticationConfig replaces it on the running cluster
+	// and waits for the apiserver's reload. Issuers must be reachable from
+	// the node: start with a configuration without JWT issuers (apiVersion
+	// apiserver.config.k8s.io/v1 and kind only) and set the real one once
+	// the issuer runs, as StartDex on KindHostAddress. Nil: the apiserver
+	// has no --authentication-config.
+	AuthenticationConfig []byte
 }
 
 // kindNetworkPrefix names the docker network of each tenantkit kind
@@ -62,6 +76,11 @@ func (e *Env) startKind(ctx context.Context) error {
 	}
 	name, err := kindClusterName()
 	if err != nil {
+		return err
+	}
+	// The environment's CA signs the certificates of servers added to the
+	// cluster's environment (StartDex, StartS3), not the cluster's own.
+	if e.ca, err = pki.NewCA("tenantkit-ca"); err != nil {
 		return err
 	}
 	e.kubecfg, e.kindName = filepath.Join(e.dir, "kind.kubeconfig"), name
@@ -100,8 +119,9 @@ func (e *Env) kindImage(ctx context.Context) (string, error) {
 }
 
 // createKind runs kind's Create with the adaptations mode asks for: the
-// docker wrapper first on PATH, the cluster's own network, and on cgroup
-// v1 hosts the kubelet's failCgroupV1: false.
+// docker wrapper first on PATH, the cluster's own network, on cgroup v1
+// hosts the kubelet's failCgroupV1: false, and the apiserver's
+// authentication configuration when KindConfig.AuthenticationConfig is set.
 func (e *Env) createKind(provider *cluster.Provider, name, image string, mode engineMode) error {
 	cfg := &v1alpha4.Cluster{Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole, Image: image}}}
 	for range e.cfg.KindCluster.Workers {
@@ -110,6 +130,9 @@ func (e *Env) createKind(provider *cluster.Provider, name, image string, mode en
 	if mode.cgroupV1 {
 		cfg.KubeadmConfigPatches = append(cfg.KubeadmConfigPatches,
 			"kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nfailCgroupV1: false\n")
+	}
+	if err := e.addKindAuthn(cfg); err != nil {
+		return err
 	}
 	kindEnvMu.Lock()
 	defer kindEnvMu.Unlock()

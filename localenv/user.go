@@ -34,7 +34,7 @@ func (e *Env) AddUser(u User) (*rest.Config, error) {
 	if u.Name == "" {
 		return nil, fmt.Errorf("%w: User.Name is required", ErrInvalidConfig)
 	}
-	if e.ca == nil || e.rest == nil {
+	if e.provider == Kind || e.ca == nil || e.rest == nil {
 		return nil, fmt.Errorf("%w: AddUser needs the local provider and an apiserver", ErrUnsupported)
 	}
 	if e.isStopped() {
