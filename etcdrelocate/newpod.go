@@ -69,6 +69,10 @@ func (x *run) waitPod(ctx context.Context) (string, bool, error) {
 			return false, fmt.Errorf("%w: the new pod reports cluster %s, not %s", ErrUnexpectedMember, FormatID(st.ClusterID), FormatID(x.p.ClusterID))
 		}
 		tl.mark("serving")
+		// From now on the new member must answer: a silence in catch-up
+		// (a node cut off, starved or frozen) is a stall, reported and
+		// bounded by the stall budget.
+		stallWatchFrom(ctx).heard(m.ID)
 		msg = fmt.Sprintf("pod %s runs on %s as member %s (learner=%t); %s", pod.Name, pod.Spec.NodeName, FormatID(m.ID), st.IsLearner, tl)
 		return true, nil
 	})

@@ -3,6 +3,7 @@ package etcdrelocate_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -27,10 +28,15 @@ import (
 // partitionFor is how long a node stays cut off the cluster network.
 const partitionFor = 20 * time.Second
 
-// TestPartition_kind cuts the target node of a relocation off the kind
-// cluster's network (docker network disconnect) as the relocation enters
-// catch-up, and in a second relocation as it enters wait-pod, and
-// reconnects it after 20 s. The executor reports the stall and completes,
+// TestPartition_kind cuts the target node of a relocation, a worker, off
+// the kind cluster's network as the relocation enters catch-up, and in a
+// second relocation as it enters wait-pod, and reconnects it after 20 s.
+// The cut is made inside the node's own network namespace (iptables DROP
+// of everything in, out and through its eth0): `docker network
+// disconnect` would do it too, but docker cannot give the node its address
+// back on reconnecting (kind's network has no user-configured IPv4
+// subnet), and a node whose address changed is a different node to its
+// kubelet, its certificates and the pod routes. The executor reports the stall and completes,
 // or stops in its documented state (then the documented restore brings the
 // replica back); every acknowledged write reads back, and the tenant ends
 // with 3 voters and equal HashKV. Opt-in with TENANTKIT_KIND=1.
@@ -54,10 +60,16 @@ func TestPartition_kind(t *testing.T) {
 	dyn, err := dynamic.NewForConfig(env.RESTConfig())
 	require.NoError(t, err)
 	untaintControlPlane(t, ctx, kube)
-	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Tenant: "part"})
+	// The members on the control plane and two workers (the third
+	// cordoned meanwhile): the free node, each move's target, is always a
+	// worker, and the control plane (the API) is never cut off.
+	spare := env.KindClusterName() + "-worker3"
+	cordon(t, ctx, kube, spare, true)
+	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Tenant: "part", StrictSpread: true})
+	cordon(t, ctx, kube, spare, false)
 	dial, err := etcdrelocate.PortForwardDialer(env.RESTConfig())
 	require.NoError(t, err)
-	cut := &partitioner{network: "tenantkit-kind-" + env.KindClusterName()}
+	cut := &partitioner{}
 	r, err := etcdrelocate.New(etcdrelocate.Config{Kube: kube, Dynamic: dyn, Dial: dial, Logger: testLogger(t), Progress: cut.event(t)})
 	require.NoError(t, err)
 
@@ -70,8 +82,8 @@ func TestPartition_kind(t *testing.T) {
 		mon := etcdrelocatetest.StartMonitorT(t, mcli, etcdrelocatetest.MonitorConfig{})
 
 		on := podNodes(t, ctx, kube, tn.Namespace)
-		member := etcdlayout.PodName(i)
-		target := nodeWithout(t, ctx, kube, on)
+		member := podOnWorker(t, on, env.KindClusterName()+"-control-plane", i)
+		target := nodeWithout(t, ctx, kube, slices.Collect(maps.Values(on)))
 		cut.arm(step, target)
 		begin := time.Now()
 		p := planWhenAnswering(t, ctx, r, etcdrelocate.Request{Namespace: tn.Namespace, Member: member, TargetNode: target,
@@ -89,6 +101,12 @@ func TestPartition_kind(t *testing.T) {
 			require.NoError(t, rerr)
 		} else {
 			require.NotNil(t, res.Verification)
+		}
+		if step == etcdrelocate.StepCatchUp {
+			// The learner answered in wait-pod; its silence while cut
+			// off is a stall the executor reports, and its recovery.
+			require.Contains(t, strings.Join(cut.stalls(), "; "), "catch-up stalled", "no stall reported")
+			require.Contains(t, strings.Join(cut.stalls(), "; "), "catch-up recovered")
 		}
 		lr, mr := load.Stop(), mon.Stop()
 		load.CheckT(t, ctx, cli)
@@ -122,10 +140,8 @@ func planWhenAnswering(t *testing.T, ctx context.Context, r *etcdrelocate.Reloca
 }
 
 // partitioner cuts a node off the cluster network when a relocation
-// enters the armed step, and reconnects it (same address) partitionFor
-// later.
+// enters the armed step, and reconnects it partitionFor later.
 type partitioner struct {
-	network string
 	mu      sync.Mutex
 	step    etcdrelocate.StepKind
 	node    string
@@ -137,6 +153,24 @@ func (p *partitioner) arm(step etcdrelocate.StepKind, node string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.step, p.node, p.done, p.stalled = step, node, make(chan error, 1), nil
+}
+
+// cutRules drop everything the node sends, receives or forwards (its
+// pods' traffic) on its one interface, eth0; the node's own loopback and
+// its pods' veths stay.
+var cutRules = [][]string{{"INPUT", "-i", "eth0"}, {"OUTPUT", "-o", "eth0"}, {"FORWARD", "-i", "eth0"}, {"FORWARD", "-o", "eth0"}}
+
+// iptables inserts (-I) or deletes (-D) the cut rules in node's network
+// namespace (docker exec: the node container's own namespace, never the
+// host's).
+func iptables(node, op string) error {
+	for _, r := range cutRules {
+		args := append([]string{"exec", node, "iptables", op, r[0]}, r[1:]...)
+		if _, err := docker(append(args, "-j", "DROP")...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // event is the Relocator's progress callback: it cuts the node off
@@ -153,17 +187,13 @@ func (p *partitioner) event(t *testing.T) func(etcdrelocate.Event) {
 		}
 		node, done := p.node, p.done
 		p.node = ""
-		ip, err := docker("inspect", "-f", "{{(index .NetworkSettings.Networks \""+p.network+"\").IPAddress}}", node)
-		if err == nil {
-			_, err = docker("network", "disconnect", p.network, node)
-		}
-		if err != nil {
+		if err := iptables(node, "-I"); err != nil {
 			done <- err
 			return
 		}
-		t.Logf("%s (%s) cut off %s as %s starts", node, ip, p.network, e.Step)
+		t.Logf("%s cut off the cluster network as %s starts", node, e.Step)
 		time.AfterFunc(partitionFor, func() {
-			_, err := docker("network", "connect", "--ip", ip, p.network, node)
+			err := iptables(node, "-D")
 			t.Logf("%s reconnected: %v", node, err)
 			done <- err
 		})
@@ -207,16 +237,41 @@ func untaintControlPlane(t *testing.T, ctx context.Context, kube kubernetes.Inte
 	}
 }
 
-// podNodes returns the nodes of the tenant's etcd pods.
-func podNodes(t *testing.T, ctx context.Context, kube kubernetes.Interface, ns string) []string {
+// podNodes maps the tenant's etcd pods to their nodes.
+func podNodes(t *testing.T, ctx context.Context, kube kubernetes.Interface, ns string) map[string]string {
 	t.Helper()
 	pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=etcd"})
 	require.NoError(t, err)
-	var on []string
+	on := map[string]string{}
 	for _, p := range pods.Items {
-		on = append(on, p.Spec.NodeName)
+		on[p.Name] = p.Spec.NodeName
 	}
 	return on
+}
+
+// podOnWorker returns the i-th (sorted, wrapping) etcd pod that does not
+// run on controlPlane.
+func podOnWorker(t *testing.T, on map[string]string, controlPlane string, i int) string {
+	t.Helper()
+	var pods []string
+	for p, n := range on {
+		if n != controlPlane {
+			pods = append(pods, p)
+		}
+	}
+	require.NotEmpty(t, pods, "every member on the control plane: %v", on)
+	slices.Sort(pods)
+	return pods[i%len(pods)]
+}
+
+// cordon cordons (or uncordons) node.
+func cordon(t *testing.T, ctx context.Context, kube kubernetes.Interface, node string, on bool) {
+	t.Helper()
+	n, err := kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	require.NoError(t, err)
+	n.Spec.Unschedulable = on
+	_, err = kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+	require.NoError(t, err)
 }
 
 // nodeWithout returns a node other than those given.

@@ -151,6 +151,18 @@ func (w *stallWatch) expected(m *pb.Member) bool {
 	return (!m.IsLearner && m.ID != w.x.p.Member.ID) || w.answered[m.ID]
 }
 
+// heard records that member id answered in this run (the new member
+// once its pod serves): from then on its silence is a stall. A nil w (a
+// wait outside Execute) ignores it.
+func (w *stallWatch) heard(id uint64) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.answered[id] = true
+}
+
 // check asks the members for their Status (at most once per
 // stallCheckEvery) and reports whether one that should answer does not.
 // It returns a *StalledError once one has not answered for the budget.
