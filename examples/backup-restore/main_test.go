@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -77,26 +79,35 @@ type world struct {
 	kube         kubernetes.Interface
 	dyn          dynamic.Interface
 	velero       *backup.Client
+	kind         bool // the tenant cluster is a kind cluster
 }
 
-// startWorld starts it on the local environment: two kube-apiservers, a
-// versitygw S3 server with bucket velero-backups, a real Velero server
-// (out of cluster, where the addon runs it in cluster) and the location
-// the addon's chart would create from the Bucket's credentials.
-func startWorld(t *testing.T, ctx context.Context) *world {
+// startWorld starts it with the tenant cluster on env: a local
+// environment (its first kube-apiserver) or a kind cluster. Beside it: a
+// second kube-apiserver for the management cluster and a versitygw S3
+// server with bucket velero-backups (on env, or on a local environment of
+// their own when env is a kind cluster: they need its etcd and CA), a real
+// Velero server on the host serving the tenant cluster (out of cluster,
+// where the addon runs it in cluster) and the location the addon's chart
+// would create from the Bucket's credentials.
+func startWorld(t *testing.T, ctx context.Context, env *localenv.Env) *world {
 	t.Helper()
-	env := localenv.StartT(t, localenv.Config{EtcdMembers: 1})
-	mgmt, err := env.StartAPIServer(ctx, localenv.APIServerConfig{Name: "management"})
+	local := env
+	if env.Provider() == localenv.Kind {
+		local = localenv.StartT(t, localenv.Config{SkipAPIServer: true})
+	}
+	mgmt, err := local.StartAPIServer(ctx, localenv.APIServerConfig{Name: "management"})
 	require.NoError(t, err)
 	mgmtKube, err := kubernetes.NewForConfig(mgmt.RESTConfig())
 	require.NoError(t, err)
-	s3, err := env.StartS3(ctx, localenv.S3Config{Buckets: []string{"velero-backups"}})
+	s3, err := local.StartS3(ctx, localenv.S3Config{Buckets: []string{"velero-backups"}})
 	require.NoError(t, err)
 	require.NoError(t, createBucketSecret(ctx, mgmtKube, s3))
 	creds, err := backup.LoadCredentials(ctx, mgmtKube, backup.BucketRef{Namespace: "tenant-demo", Bucket: "velero-backups", User: "velero"})
 	require.NoError(t, err)
 
-	w := &world{tenant: env.KubeconfigPath(), mgmt: mgmt.KubeconfigPath(), caFile: filepath.Join(t.TempDir(), "s3-ca.pem")}
+	w := &world{tenant: env.KubeconfigPath(), mgmt: mgmt.KubeconfigPath(), caFile: filepath.Join(t.TempDir(), "s3-ca.pem"),
+		kind: env.Provider() == localenv.Kind}
 	require.NoError(t, os.WriteFile(w.caFile, s3.CAPEM, 0o600))
 	w.s3URL, w.s3Keys = "https://"+s3.Endpoint, [2]string{s3.AccessKey, s3.SecretKey}
 	w.kube, err = kubernetes.NewForConfig(env.RESTConfig())
@@ -114,6 +125,22 @@ func startWorld(t *testing.T, ctx context.Context) *world {
 	return w
 }
 
+// deleteDemo deletes namespace demo. A kind cluster's namespace
+// controller empties and removes it, as on any cluster; the local
+// environment runs none, so the example's deleteDemo does its part.
+func (w *world) deleteDemo(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if !w.kind {
+		require.NoError(t, deleteDemo(ctx, io.Discard, w.kube, w.dyn))
+		return
+	}
+	require.NoError(t, w.kube.CoreV1().Namespaces().Delete(ctx, "demo", metav1.DeleteOptions{}))
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		_, err := w.kube.CoreV1().Namespaces().Get(ctx, "demo", metav1.GetOptions{})
+		assert.True(c, apierrors.IsNotFound(err), "namespace demo still there (%v)", err)
+	}, 2*time.Minute, 500*time.Millisecond)
+}
+
 // args joins groups of arguments.
 func args(groups ...[]string) []string {
 	var out []string
@@ -128,9 +155,28 @@ func args(groups ...[]string) []string {
 // up, lists and verifies the backup, deletes the namespace, restores it
 // and compares every object.
 func TestSubcommands(t *testing.T) {
+	subcommands(t, localenv.StartT(t, localenv.Config{EtcdMembers: 1}))
+}
+
+// TestSubcommands_kind runs the same with a kind cluster (one node,
+// tenantkit's offline node image) as the tenant cluster, as a user would
+// run the example against theirs: Velero serves the kind cluster's API,
+// the Bucket Secret is on a management kube-apiserver of a local
+// environment, the bucket on its S3 server. Opt-in with TENANTKIT_KIND=1
+// (make test-kind).
+func TestSubcommands_kind(t *testing.T) {
+	if os.Getenv("TENANTKIT_KIND") == "" {
+		t.Skip("set TENANTKIT_KIND=1 to run the example against a kind cluster")
+	}
+	env := localenv.StartT(t, localenv.Config{Provider: localenv.Kind})
+	t.Logf("kind cluster %s created in %s", env.KindClusterName(), env.StartDuration().Round(time.Second))
+	subcommands(t, env)
+}
+
+func subcommands(t *testing.T, env *localenv.Env) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	w := startWorld(t, ctx)
+	w := startWorld(t, ctx, env)
 	require.NoError(t, applyDemo(ctx, w.kube, w.dyn))
 	before, err := snapshot(ctx, w.dyn)
 	require.NoError(t, err)
@@ -181,7 +227,7 @@ func TestSubcommands(t *testing.T) {
 	require.Equal(t, cli.ExitFailure, r.code)
 	require.Contains(t, r.progress, "bucket secret not found")
 
-	require.NoError(t, deleteDemo(ctx, io.Discard, w.kube, w.dyn))
+	w.deleteDemo(t, ctx)
 	gone, err := snapshot(ctx, w.dyn)
 	require.NoError(t, err)
 	require.Empty(t, gone)
