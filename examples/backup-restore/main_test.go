@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -241,7 +242,15 @@ func subcommands(t *testing.T, env *localenv.Env) {
 	require.Equal(t, cli.ExitOK, r.code)
 	var plan backup.RestorePlan
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &plan))
-	require.Equal(t, len(plan.Items), plan.Counts[backup.RestoreCreate])
+	// Everything is to be created but the events a real cluster's
+	// controllers recorded (Velero never restores events).
+	require.Equal(t, len(plan.Items), plan.Counts[backup.RestoreCreate]+plan.Counts[backup.RestoreNever])
+	for _, it := range plan.Items {
+		if it.Action == backup.RestoreNever {
+			require.Equal(t, "Event", it.Kind, it.ID())
+		}
+	}
+	restorable := strconv.Itoa(plan.Counts[backup.RestoreCreate])
 	r = run(t, ctx, args([]string{"preview", "demo-1", "--existing-resource-policy", "replace"}, kc, bucket)...)
 	require.Equal(t, cli.ExitFailure, r.code, "a policy Velero refuses")
 	r = run(t, ctx, args([]string{"preview", "demo-1", "--selector", "app=nothing-has-this"}, kc, bucket)...)
@@ -250,9 +259,17 @@ func subcommands(t *testing.T, env *localenv.Env) {
 	r = run(t, ctx, args([]string{"preview", "demo-1", "--selector", "a b c"}, kc, bucket)...)
 	require.Equal(t, cli.ExitUsage, r.code)
 
+	warnings := "0"
+	if w.kind {
+		// A real cluster's root CA publisher writes kube-root-ca.crt into
+		// the namespace as soon as Velero has created it, as a rule before
+		// Velero restores its copy, which Velero then skips with a warning
+		// (the preview, made before, plans to create it).
+		warnings = "[01]"
+	}
 	r = run(t, ctx, args([]string{"restore", "demo-1", "--name", "demo-1-restore"}, kc)...)
 	require.Equal(t, cli.ExitOK, r.code)
-	require.Regexp(t, `(?m)^demo-1-restore\s+demo-1\s+Completed\s+`+items+` of `+items+`\s+0\s+0$`, r.stdout)
+	require.Regexp(t, `(?m)^demo-1-restore\s+demo-1\s+Completed\s+`+restorable+` of `+restorable+`\s+0\s+`+warnings+`$`, r.stdout)
 	restored, err := w.velero.Restore(ctx, "demo-1-restore")
 	require.NoError(t, err)
 	require.EqualValues(t, "Completed", restored.Status.Phase)
@@ -261,8 +278,27 @@ func subcommands(t *testing.T, env *localenv.Env) {
 	require.Equal(t, before, after, "restored objects differ")
 	// check agrees: nothing missing or different, Velero's list read.
 	r = run(t, ctx, args([]string{"check", "demo-1-restore"}, kc, bucket)...)
-	require.Equal(t, cli.ExitOK, r.code, r.stdout+r.progress)
-	require.Contains(t, r.stdout, "nothing missing or different")
+	for _, warning := range regexp.MustCompile(`(?m)^velero warning.*$`).FindAllString(r.stdout, -1) {
+		require.Contains(t, warning, "ConfigMap:kube-root-ca.crt already exists")
+	}
+	if w.kind && r.code == cli.ExitFailure {
+		// Known on a real cluster: Velero restores Service web's Endpoints
+		// and EndpointSlice as backed up, then the endpoint controllers
+		// rewrite the Endpoints (without the backed-up annotations) and
+		// the garbage collector and the EndpointSlice controller replace
+		// the EndpointSlice (generated name, owned by the Service's old
+		// UID) with one of another name: check reports them. Nothing else
+		// may be wrong.
+		problems := regexp.MustCompile(`(?m)^(MISSING|DIFFERENT|DISAGREES)\s+(\S+ \S+)`).FindAllStringSubmatch(r.stdout, -1)
+		require.NotEmpty(t, problems, r.stdout)
+		for _, p := range problems {
+			require.Regexp(t, `^(MISSING discovery\.k8s\.io/v1/EndpointSlice demo/web-\w+|DIFFERENT v1/Endpoints demo/web)$`, p[1]+" "+p[2])
+			t.Logf("check: %s %s (rewritten by the cluster's endpoint controllers)", p[1], p[2])
+		}
+	} else {
+		require.Equal(t, cli.ExitOK, r.code, r.stdout+r.progress)
+		require.Contains(t, r.stdout, "nothing missing or different")
+	}
 
 	r = run(t, ctx, args([]string{"restore", "demo-1", "--name", "demo-1-restore"}, kc)...)
 	require.Equal(t, cli.ExitFailure, r.code, "a restore that exists already")
