@@ -92,14 +92,18 @@ func TestQuickstartRemote_kind(t *testing.T) {
 	require.NoError(t, l.Apply(ctx, env.RESTConfig()))
 	require.NoError(t, l.WaitReady(ctx, env.RESTConfig()))
 	t.Logf("tenant etcd (3 pods on the kind node) Ready in %s", time.Since(begin).Round(time.Second))
-	quickstartRemote(t, env, env.RESTConfig(), nil)
+	got := quickstartRemote(t, env, env.RESTConfig(), nil)
+	for i := range 3 {
+		require.Regexp(t, `(?m)^`+etcdlayout.PodName(i)+`\s+[0-9a-f]+\s+`+env.KindClusterName()+`-control-plane\s+voter`, got)
+	}
 }
 
 // quickstartRemote runs the tour with --kubeconfig to env (the management
 // cluster, holding the tenant etcd in tenant-root), with prod's admin
 // kubeconfig pointing at tenantRC. dial reaches the tenant etcd's members;
-// nil leaves the example's own (port-forward through the API).
-func quickstartRemote(t *testing.T, env *localenv.Env, tenantRC *rest.Config, dial etcdrelocate.DialFunc) {
+// nil leaves the example's own (port-forward through the API). It
+// returns the tour's output.
+func quickstartRemote(t *testing.T, env *localenv.Env, tenantRC *rest.Config, dial etcdrelocate.DialFunc) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	p := cozystacktest.NewPlatformT(t, env.RESTConfig(), cozystacktest.PlatformConfig{OIDCEnabled: true})
@@ -136,6 +140,7 @@ func quickstartRemote(t *testing.T, env *localenv.Env, tenantRC *rest.Config, di
 	requireResult(t, got, "gpu", `ok: 1 GPU nodes, 2 GPUs, 0 pods; 0/92136 MiB`)
 	requireResult(t, got, "backup", `skipped: Velero is off`)
 	requireResult(t, got, "etcd", `ok: tenant-root/etcd: 3 voters, all healthy; layout statefulset`)
+	return got
 }
 
 func TestUsage(t *testing.T) {
