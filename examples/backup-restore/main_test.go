@@ -87,7 +87,8 @@ type world struct {
 // environment (its first kube-apiserver) or a kind cluster. Beside it: a
 // second kube-apiserver for the management cluster and a versitygw S3
 // server with bucket velero-backups (on env, or on a local environment of
-// their own when env is a kind cluster: they need its etcd and CA), a real
+// their own when env is a kind cluster, which has no etcd for another
+// apiserver), a real
 // Velero server on the host serving the tenant cluster (out of cluster,
 // where the addon runs it in cluster) and the location the addon's chart
 // would create from the Bucket's credentials.

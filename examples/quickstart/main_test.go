@@ -84,14 +84,8 @@ func TestQuickstartRemote_kind(t *testing.T) {
 	}
 	env := localenv.StartT(t, localenv.Config{Provider: localenv.Kind})
 	t.Logf("kind cluster %s created in %s", env.KindClusterName(), env.StartDuration().Round(time.Second))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	l, err := etcdlayout.NewV1alpha1(etcdlayout.Config{Namespace: ref.RootNamespace})
-	require.NoError(t, err)
-	begin := time.Now()
-	require.NoError(t, l.Apply(ctx, env.RESTConfig()))
-	require.NoError(t, l.WaitReady(ctx, env.RESTConfig()))
-	t.Logf("tenant etcd (3 pods on the kind node) Ready in %s", time.Since(begin).Round(time.Second))
+	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Namespace: ref.RootNamespace})
+	t.Logf("tenant etcd (3 pods on the kind node) Ready in %s", tn.ReadyAfter.Round(time.Second))
 	got := quickstartRemote(t, env, env.RESTConfig(), nil)
 	for i := range 3 {
 		require.Regexp(t, `(?m)^`+etcdlayout.PodName(i)+`\s+[0-9a-f]+\s+`+env.KindClusterName()+`-control-plane\s+voter`, got)
