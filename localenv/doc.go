@@ -179,8 +179,9 @@
 // With TENANTKIT_CLUSTER=kind (or Config.Provider "kind"), Start creates a
 // kind cluster instead (kind's Go API, sigs.k8s.io/kind/pkg/cluster) and
 // hands back its rest.Config; the etcd handle and extra apiservers are then
-// unavailable. The cluster has one control plane node and
-// KindCluster.Workers workers, its own docker network
+// unavailable. StartVelero runs Velero on the host, serving the kind
+// cluster through its admin kubeconfig. The cluster has one control plane
+// node and KindCluster.Workers workers, its own docker network
 // (tenantkit-kind-<cluster>), and is Ready when Start returns. Start never
 // pulls an image: the node image is KindCluster.NodeImage or
 // $TENANTKIT_KIND_NODE_IMAGE (on your own machine, kind's published

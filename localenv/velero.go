@@ -31,7 +31,8 @@ type VeleroConfig struct {
 	// each server of an environment its own.
 	Name string
 	// APIServer is the cluster Velero serves. Default: the environment's
-	// first apiserver.
+	// first apiserver, or on the kind provider the kind cluster (through
+	// its admin kubeconfig, Env.KubeconfigPath).
 	APIServer *APIServer
 	// Namespace is Velero's namespace, created if missing. Default
 	// "cozy-velero", as in Cozystack's Velero addon.
@@ -46,9 +47,9 @@ type VeleroConfig struct {
 }
 
 // VeleroServer is a `velero server` process running out of cluster
-// against an apiserver of the environment, with the AWS object-store
-// plugin. It has no node agent, so it backs up and restores API objects
-// only (no volume data).
+// against an apiserver or the kind cluster of the environment, with the
+// AWS object-store plugin. It has no node agent, so it backs up and
+// restores API objects only (no volume data).
 type VeleroServer struct {
 	// Name is the component name.
 	Name string
@@ -77,14 +78,9 @@ func (e *Env) StartVelero(ctx context.Context, cfg VeleroConfig) (*VeleroServer,
 		return nil, ErrStopped
 	}
 	cfg = cfg.withDefaults()
-	a := cfg.APIServer
-	if a == nil {
-		if as := e.APIServers(); len(as) > 0 {
-			a = as[0]
-		}
-	}
-	if a == nil {
-		return nil, fmt.Errorf("%w: no apiserver for velero", ErrUnsupported)
+	a, err := e.veleroTarget(cfg.APIServer)
+	if err != nil {
+		return nil, err
 	}
 	if err := e.bins.prepare(ctx, serverbin.Velero, serverbin.VeleroPluginAWS); err != nil {
 		return nil, err
@@ -97,7 +93,7 @@ func (e *Env) StartVelero(ctx context.Context, cfg VeleroConfig) (*VeleroServer,
 	if err != nil {
 		return nil, err
 	}
-	rc := a.RESTConfig()
+	rc := a.rc
 	if err := installVeleroCRDs(ctx, rc); err != nil {
 		return nil, err
 	}
@@ -124,7 +120,7 @@ func (e *Env) StartVelero(ctx context.Context, cfg VeleroConfig) (*VeleroServer,
 		return nil, err
 	}
 	args := []string{"server",
-		"--kubeconfig", a.KubeconfigPath(),
+		"--kubeconfig", a.kubeconfig,
 		"--namespace", cfg.Namespace,
 		"--plugin-dir", pluginDir,
 		"--metrics-address", fmt.Sprintf("127.0.0.1:%d", metricsPort),
@@ -150,10 +146,37 @@ func (e *Env) StartVelero(ctx context.Context, cfg VeleroConfig) (*VeleroServer,
 		_ = v.proc.Kill()
 		return nil, err
 	}
-	e.Track(Component{Name: cfg.Name, Version: e.bins.version(serverbin.Velero), Endpoint: a.URL + " ns/" + cfg.Namespace,
+	e.Track(Component{Name: cfg.Name, Version: e.bins.version(serverbin.Velero), Endpoint: a.url + " ns/" + cfg.Namespace,
 		LogPath: v.proc.LogPath(), Process: v.proc})
-	e.log.Info("velero ready", "name", cfg.Name, "apiserver", a.Name, "namespace", cfg.Namespace)
+	e.log.Info("velero ready", "name", cfg.Name, "apiserver", a.name, "namespace", cfg.Namespace)
 	return v, nil
+}
+
+// veleroCluster is the cluster a Velero server serves: an apiserver of
+// the environment or its kind cluster.
+type veleroCluster struct {
+	name, url, kubeconfig string
+	rc                    *rest.Config
+}
+
+// veleroTarget picks the cluster StartVelero serves: a, else the first
+// apiserver, else the kind cluster.
+func (e *Env) veleroTarget(a *APIServer) (veleroCluster, error) {
+	if a == nil && e.provider == Kind {
+		if e.rest == nil {
+			return veleroCluster{}, fmt.Errorf("%w: no kind cluster for velero", ErrUnsupported)
+		}
+		return veleroCluster{name: e.kindName, url: e.rest.Host, kubeconfig: e.kubecfg, rc: e.RESTConfig()}, nil
+	}
+	if a == nil {
+		if as := e.APIServers(); len(as) > 0 {
+			a = as[0]
+		}
+	}
+	if a == nil {
+		return veleroCluster{}, fmt.Errorf("%w: no apiserver for velero", ErrUnsupported)
+	}
+	return veleroCluster{name: a.Name, url: a.URL, kubeconfig: a.KubeconfigPath(), rc: a.RESTConfig()}, nil
 }
 
 func (cfg VeleroConfig) withDefaults() VeleroConfig {

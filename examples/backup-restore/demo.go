@@ -212,16 +212,29 @@ func applyDemo(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Inter
 	if err != nil {
 		return err
 	}
-	for _, doc := range strings.Split(demoYAML, "\n---\n") {
-		var obj unstructured.Unstructured
-		if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
-			return err
-		}
-		if _, err := dyn.Resource(demoKinds[obj.GetKind()]).Namespace("demo").Create(ctx, &obj, metav1.CreateOptions{}); err != nil {
+	objs, err := demoObjects()
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
+		if _, err := dyn.Resource(demoKinds[obj.GetKind()]).Namespace("demo").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create %s %s: %w", obj.GetKind(), obj.GetName(), err)
 		}
 	}
 	return nil
+}
+
+// demoObjects returns the objects of demoYAML.
+func demoObjects() ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, doc := range strings.Split(demoYAML, "\n---\n") {
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
+			return nil, err
+		}
+		out = append(out, obj)
+	}
+	return out, nil
 }
 
 // deleteDemo empties and deletes the namespace. The embedded environment
@@ -254,8 +267,18 @@ func deleteDemo(ctx context.Context, progress io.Writer, kube kubernetes.Interfa
 }
 
 // snapshot returns the demo objects' labels, data and spec by kind/name
-// (the Service's allocated cluster IPs and Velero's own labels left out).
+// (the Service's allocated cluster IPs, Velero's own labels and the
+// objects a cluster's controllers add to the namespace, such as the
+// ConfigMap kube-root-ca.crt, left out).
 func snapshot(ctx context.Context, dyn dynamic.Interface) (map[string]map[string]any, error) {
+	objs, err := demoObjects()
+	if err != nil {
+		return nil, err
+	}
+	demo := map[string]bool{}
+	for _, obj := range objs {
+		demo[obj.GetKind()+"/"+obj.GetName()] = true
+	}
 	out := map[string]map[string]any{}
 	for kind, gvr := range demoKinds {
 		list, err := dyn.Resource(gvr).Namespace("demo").List(ctx, metav1.ListOptions{})
@@ -263,6 +286,9 @@ func snapshot(ctx context.Context, dyn dynamic.Interface) (map[string]map[string
 			return nil, err
 		}
 		for _, obj := range list.Items {
+			if !demo[kind+"/"+obj.GetName()] {
+				continue
+			}
 			labels := map[string]string{}
 			for k, v := range obj.GetLabels() {
 				if !strings.HasPrefix(k, "velero.io/") {

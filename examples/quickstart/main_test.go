@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"regexp"
 	"testing"
 	"time"
@@ -13,9 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/cozystack/cozystacktest"
+	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
 	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/localenv/etcdlayout"
@@ -58,10 +61,46 @@ func TestQuickstart(t *testing.T) {
 // simulated nodes and a real tenant etcd).
 func TestQuickstartRemote(t *testing.T) {
 	env := localenv.StartT(t, localenv.Config{EtcdMembers: 1, Cluster: &localenv.ClusterConfig{}})
+	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Namespace: ref.RootNamespace})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	api, err := env.StartAPIServer(ctx, localenv.APIServerConfig{Name: "remote-prod"})
+	require.NoError(t, err)
+	quickstartRemote(t, env, api.RESTConfig(), tn.DialContext)
+}
+
+// TestQuickstartRemote_kind runs the same tour against a kind cluster
+// (one node, tenantkit's offline node image) as the management cluster,
+// as a user would run the quickstart against theirs: the tenant etcd is
+// the v1alpha1 layout's StatefulSet, real etcd pods on the kind node with
+// volumes of its local-path StorageClass, and the tour reaches them the
+// way it reaches a real tenant etcd, through the API's port-forward. The
+// kind cluster also stands in for the tenant cluster (its admin kubeconfig
+// is published as Kamaji would). Opt-in with TENANTKIT_KIND=1 (make
+// test-kind).
+func TestQuickstartRemote_kind(t *testing.T) {
+	if os.Getenv("TENANTKIT_KIND") == "" {
+		t.Skip("set TENANTKIT_KIND=1 to run the quickstart against a kind cluster")
+	}
+	env := localenv.StartT(t, localenv.Config{Provider: localenv.Kind})
+	t.Logf("kind cluster %s created in %s", env.KindClusterName(), env.StartDuration().Round(time.Second))
+	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Namespace: ref.RootNamespace})
+	t.Logf("tenant etcd (3 pods on the kind node) Ready in %s", tn.ReadyAfter.Round(time.Second))
+	got := quickstartRemote(t, env, env.RESTConfig(), nil)
+	for i := range 3 {
+		require.Regexp(t, `(?m)^`+etcdlayout.PodName(i)+`\s+[0-9a-f]+\s+`+env.KindClusterName()+`-control-plane\s+voter`, got)
+	}
+}
+
+// quickstartRemote runs the tour with --kubeconfig to env (the management
+// cluster, holding the tenant etcd in tenant-root), with prod's admin
+// kubeconfig pointing at tenantRC. dial reaches the tenant etcd's members;
+// nil leaves the example's own (port-forward through the API). It
+// returns the tour's output.
+func quickstartRemote(t *testing.T, env *localenv.Env, tenantRC *rest.Config, dial etcdrelocate.DialFunc) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	p := cozystacktest.NewPlatformT(t, env.RESTConfig(), cozystacktest.PlatformConfig{OIDCEnabled: true})
-	tn := etcdlayout.StartT(t, env, etcdlayout.Config{Namespace: ref.RootNamespace})
 
 	spec := clusterSpec("alice@example.org")
 	spec.OIDC.Users = append(spec.OIDC.Users, tenant.OIDCUser{Email: "bob@example.org", Role: tenant.RoleView})
@@ -75,16 +114,14 @@ func TestQuickstartRemote(t *testing.T) {
 	_, err = dyn.Resource(tenant.KubernetesResource).Namespace(k.Namespace).Update(ctx, u, metav1.UpdateOptions{})
 	require.NoError(t, err)
 
-	api, err := env.StartAPIServer(ctx, localenv.APIServerConfig{Name: "remote-prod"})
-	require.NoError(t, err)
-	require.NoError(t, p.PublishKubeconfig(ctx, k.Ref(), api.RESTConfig()))
+	require.NoError(t, p.PublishKubeconfig(ctx, k.Ref(), tenantRC))
 	node := gpusharetest.NodeT(t, "gpu-1", gpusharetest.GPUs("x", 2, "NVIDIA L40S", 46068)...)
-	_, err = kubernetes.NewForConfigOrDie(api.RESTConfig()).CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	_, err = kubernetes.NewForConfigOrDie(tenantRC).CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	require.NoError(t, err)
 
 	var out, progress bytes.Buffer
 	o := &options{out: &out, progress: &progress, timeout: cli.Timeout(10 * time.Minute),
-		namespace: ref.RootNamespace, cluster: "prod", etcdDial: tn.DialContext}
+		namespace: ref.RootNamespace, cluster: "prod", etcdDial: dial}
 	o.target.Kubeconfig = env.KubeconfigPath()
 	err = o.run(ctx)
 	t.Log("\n" + out.String())
@@ -97,6 +134,7 @@ func TestQuickstartRemote(t *testing.T) {
 	requireResult(t, got, "gpu", `ok: 1 GPU nodes, 2 GPUs, 0 pods; 0/92136 MiB`)
 	requireResult(t, got, "backup", `skipped: Velero is off`)
 	requireResult(t, got, "etcd", `ok: tenant-root/etcd: 3 voters, all healthy; layout statefulset`)
+	return got
 }
 
 func TestUsage(t *testing.T) {
