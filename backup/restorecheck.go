@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // CheckOptions says which restore CheckRestore checks.
@@ -52,6 +53,13 @@ type RestoreCheck struct {
 	// Different are items Velero created or updated whose cluster copy
 	// does not hold the backed-up fields.
 	Different []CheckItem `json:"different,omitempty"`
+	// Replaced are items a controller of the cluster keeps up, which it
+	// rewrote or replaced after the restore, as it does on any real
+	// cluster: a Service's Endpoints (the endpoints controller) and its
+	// controller-managed EndpointSlices (owned by the Service's old UID,
+	// collected and made anew under another name). Missing or different,
+	// they are not a failed restore.
+	Replaced []CheckItem `json:"replaced,omitempty"`
 	// Disagreements compare the plan with Velero's list (with a Plan).
 	Disagreements []Disagreement `json:"disagreements,omitempty"`
 	// Velero is Velero's restored-resource list: ID -> result.
@@ -104,6 +112,10 @@ func (c *RestoreCheck) checkItem(pl *planner, it *PlanItem, obj map[string]any) 
 	velero := c.Velero[it.ID()]
 	lo, exists := pl.cv.live[liveKey(it.Resource, it.TargetNamespace, it.Name)]
 	switch {
+	case controllerKept(pl, it, obj):
+		if !exists || (lo.obj != nil && len(subsetDiff("", stripRestoreLabels(obj), stripRestoreLabels(lo.obj), nil)) > 0) {
+			c.Replaced = append(c.Replaced, CheckItem{PlanItem: *it, Velero: velero, Problem: "rewritten or replaced by its controller"})
+		}
 	case !exists:
 		c.Missing = append(c.Missing, CheckItem{PlanItem: *it, Velero: velero, Problem: "not in the cluster"})
 	case it.Resource == "serviceaccounts" && velero == "updated":
@@ -119,6 +131,22 @@ func (c *RestoreCheck) checkItem(pl *planner, it *PlanItem, obj map[string]any) 
 			c.Different = append(c.Different, ci)
 		}
 	}
+}
+
+// controllerKept reports whether the cluster's own controllers keep the
+// item up: an EndpointSlice the EndpointSlice (or mirroring) controller
+// manages, or the Endpoints of a Service with a selector in the cluster.
+func controllerKept(pl *planner, it *PlanItem, obj map[string]any) bool {
+	switch it.Resource {
+	case "endpointslices.discovery.k8s.io":
+		by, _, _ := unstructured.NestedString(obj, "metadata", "labels", "endpointslice.kubernetes.io/managed-by")
+		return by == "endpointslice-controller.k8s.io" || by == "endpointslicemirroring-controller.k8s.io"
+	case "endpoints":
+		svc := pl.cv.live[liveKey("services", it.TargetNamespace, it.Name)]
+		sel, _, _ := unstructured.NestedStringMap(svc.obj, "spec", "selector")
+		return len(sel) > 0
+	}
+	return false
 }
 
 func stripRestoreLabels(obj map[string]any) map[string]any {

@@ -150,6 +150,9 @@ func check(ctx context.Context, o *options, s *backup.Store, r *velerov1.Restore
 	for _, it := range res.Different {
 		rows = append(rows, []string{"DIFFERENT", it.ID(), orNone(it.Velero), fmt.Sprint(it.Diff)})
 	}
+	for _, it := range res.Replaced {
+		rows = append(rows, []string{"REPLACED", it.ID(), orNone(it.Velero), it.Problem})
+	}
 	for _, d := range res.Disagreements {
 		rows = append(rows, []string{"DISAGREES", d.ID, orNone(d.Velero), "planned " + orNone(d.Planned)})
 	}
