@@ -181,7 +181,12 @@ func setenv(k, v string) func() {
 // kubeconfig is the file kind removes the cluster's entries from.
 func deleteKindCluster(provider *cluster.Provider, name, kubeconfig string) error {
 	var errs []error
-	if err := provider.Delete(name, kubeconfig); err != nil {
+	err := provider.Delete(name, kubeconfig)
+	if thawNodes(name) > 0 {
+		// A node whose frozen cgroup kept it from exiting: again.
+		err = provider.Delete(name, kubeconfig)
+	}
+	if err != nil {
 		errs = append(errs, err)
 	}
 	out, err := exec.Command("docker", "network", "rm", kindNetworkPrefix+name).CombinedOutput()
