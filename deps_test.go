@@ -73,7 +73,7 @@ func TestDependencies(t *testing.T) {
 		{"gpushare", nil, 300, []string{"k8s.io/client-go", "github.com/aws", "go.etcd.io", "github.com/NVIDIA/go-nvml", "github.com/google/cel-go"}},
 		// gpushare/discovery: 273 packages (go-nvml adds 3).
 		{"gpushare/discovery", []string{"gpushare"}, 300, []string{"k8s.io/client-go", "github.com/aws", "go.etcd.io"}},
-		{"gpushare/gpusharetest", []string{"gpushare"}, 300, []string{"k8s.io/client-go", "github.com/NVIDIA/go-nvml"}},
+		{"gpushare/gpusharetest", []string{"gpushare", "gpushare/internal/hamnode"}, 300, []string{"k8s.io/client-go", "github.com/NVIDIA/go-nvml"}},
 		// gpushare/live: 716 packages (client-go informers).
 		{"gpushare/live", []string{"gpushare"}, 790, []string{"github.com/aws", "go.etcd.io", "github.com/NVIDIA/go-nvml", "github.com/google/cel-go"}},
 		// backup: 652 packages.

@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cozystack/tenantkit/gpushare"
-	"github.com/cozystack/tenantkit/gpushare/hamisim"
+	"github.com/cozystack/tenantkit/gpushare/internal/hamnode"
 )
 
 // Epoch returns the decision time AllocatedPod writes in hami.io/vgpu-time
@@ -35,12 +35,12 @@ func Epoch() time.Time { return time.Date(2026, 8, 21, 10, 0, 0, 0, time.UTC) }
 // defaults: gpushare.DefaultDeviceSplitCount slots (10),
 // gpushare.DefaultDeviceCores cores (100).
 func GPU(id string, index uint, model string, memoryMiB int32) gpushare.Device {
-	return hamisim.GPU(id, index, model, memoryMiB)
+	return hamnode.GPU(id, index, model, memoryMiB)
 }
 
 // GPUs returns n GPUs of one model with UUIDs "GPU-<prefix>-<i>".
 func GPUs(prefix string, n int, model string, memoryMiB int32) []gpushare.Device {
-	return hamisim.GPUs(prefix, n, model, memoryMiB)
+	return hamnode.GPUs(prefix, n, model, memoryMiB)
 }
 
 // Node returns a node labelled gpu=on whose hami.io/node-nvidia-register
@@ -58,10 +58,10 @@ func NodeT(t testing.TB, name string, devs ...gpushare.Device) *corev1.Node {
 	return must(t, n, err)
 }
 
-// NodeIn is Node with the registration written in format:
-// hamisim.Node, the one place that renders a HAMi-registered Node.
+// NodeIn is Node with the registration written in format (hamisim.Node
+// returns the same: one renderer behind both).
 func NodeIn(format gpushare.RegistrationFormat, name string, devs ...gpushare.Device) (*corev1.Node, error) {
-	return hamisim.Node(format, name, devs...)
+	return hamnode.Node(format, name, devs...)
 }
 
 // NodeInT is NodeIn that fails t on error.
