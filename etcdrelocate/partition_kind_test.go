@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
@@ -114,7 +113,7 @@ func TestPartition_kind(t *testing.T) {
 			target, step, outcome, time.Since(begin).Round(time.Second), cut.stalls(), lr.Acked, lr.Failed,
 			lr.LongestGap.Round(time.Millisecond), mr.MinFaultTolerance, mr.AtLoss)
 		require.Positive(t, lr.Acked)
-		requireVotersAndHash(t, ctx, cli)
+		require.NoError(t, etcdrelocatetest.Converged(ctx, cli))
 		cli.Close()
 		mcli.Close()
 	}
@@ -286,22 +285,4 @@ func nodeWithout(t *testing.T, ctx context.Context, kube kubernetes.Interface, o
 	}
 	t.Fatalf("every node holds a member: %v", on)
 	return ""
-}
-
-// requireVotersAndHash: 3 voters, no learner, HashKV equal at one revision.
-func requireVotersAndHash(t *testing.T, ctx context.Context, cli *clientv3.Client) {
-	t.Helper()
-	ml, err := cli.MemberList(ctx)
-	require.NoError(t, err)
-	require.Len(t, ml.Members, 3)
-	st, err := cli.Status(ctx, cli.Endpoints()[0])
-	require.NoError(t, err)
-	var hashes []uint32
-	for _, m := range ml.Members {
-		require.False(t, m.IsLearner, m.Name)
-		h, err := cli.HashKV(ctx, m.ClientURLs[0], st.Header.Revision)
-		require.NoError(t, err, m.Name)
-		hashes = append(hashes, h.Hash)
-	}
-	require.Equal(t, []uint32{hashes[0], hashes[0], hashes[0]}, hashes)
 }

@@ -198,26 +198,5 @@ func (w *writer) check(t *testing.T, ctx context.Context) {
 		w.tn.Namespace, load.Acked, load.Failed, mon.MinFaultTolerance, mon.AtZero.Round(100*time.Millisecond), mon.AtLoss)
 	require.Positive(t, load.Acked)
 	require.Zero(t, mon.AtLoss, "%s lost quorum", w.tn.Namespace)
-	requireConverged(t, ctx, w.cli)
-}
-
-// requireConverged: 3 voters, no learner, and every member's HashKV equal
-// at one revision.
-func requireConverged(t *testing.T, ctx context.Context, cli *clientv3.Client) {
-	t.Helper()
-	ml, err := cli.MemberList(ctx)
-	require.NoError(t, err)
-	require.Len(t, ml.Members, 3)
-	st, err := cli.Status(ctx, cli.Endpoints()[0])
-	require.NoError(t, err)
-	rev := st.Header.Revision
-	var hashes []uint32
-	for _, m := range ml.Members {
-		require.False(t, m.IsLearner, "%s is a learner", m.Name)
-		require.NotEmpty(t, m.ClientURLs, m.Name)
-		h, err := cli.HashKV(ctx, m.ClientURLs[0], rev)
-		require.NoError(t, err, m.Name)
-		hashes = append(hashes, h.Hash)
-	}
-	require.Equal(t, []uint32{hashes[0], hashes[0], hashes[0]}, hashes, "HashKV at revision %d", rev)
+	require.NoError(t, etcdrelocatetest.Converged(ctx, w.cli))
 }
