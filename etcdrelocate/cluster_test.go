@@ -3,6 +3,7 @@ package etcdrelocate_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -29,9 +30,14 @@ type tenantEnv struct {
 }
 
 // startTenant starts the environment and the tenant etcd; opts adjust the
-// simulated cluster.
+// simulated cluster. With TENANTKIT_CLUSTER=kind (BenchmarkRelocate on
+// kind, beside the other node kinds) it starts a kind cluster instead and
+// ignores opts.
 func startTenant(t testing.TB, cfg etcdlayout.Config, opts ...func(*localenv.ClusterConfig)) *tenantEnv {
 	t.Helper()
+	if os.Getenv("TENANTKIT_CLUSTER") == string(localenv.Kind) {
+		return startTenantKind(t, cfg)
+	}
 	cc := &localenv.ClusterConfig{
 		Nodes: []localenv.NodeConfig{{Name: "node-a"}, {Name: "node-b"}, {Name: "node-c"}, {Name: "node-d"}},
 	}
@@ -215,7 +221,7 @@ func (te *tenantEnv) replayDocumentedWith(t testing.TB, name, member string, cfg
 	load := etcdrelocatetest.StartLoadT(t, cli, etcdrelocatetest.LoadConfig{Prefix: "/load/" + name + "/"})
 	mon := etcdrelocatetest.StartMonitorT(t, te.client(t), etcdrelocatetest.MonitorConfig{Interval: 100 * time.Millisecond})
 	time.Sleep(time.Second)
-	require.NoError(t, te.env.Cluster().Cordon(ctx, from))
+	cordon(t, ctx, te.tenant.Kube(), from, true)
 	cfg.Kube, cfg.Namespace, cfg.Member = te.tenant.Kube(), te.tenant.Namespace, member
 	cfg.Client = func(ctx context.Context, endpoint string) (*clientv3.Client, error) {
 		cc, err := te.tenant.ClientConfig(ctx)
@@ -227,7 +233,7 @@ func (te *tenantEnv) replayDocumentedWith(t testing.TB, name, member string, cfg
 	}
 	doc, err := replayDocumentedProcedure(ctx, cfg)
 	require.NoError(t, err)
-	require.NoError(t, te.env.Cluster().Uncordon(ctx, from))
+	cordon(t, ctx, te.tenant.Kube(), from, false)
 	time.Sleep(time.Second)
 	rep := moveReport{name: name, took: doc.Duration, load: load.Stop(), monitor: mon.Stop(), complete: doc.WaitErr == nil}
 	var notes []string
@@ -263,6 +269,9 @@ func (te *tenantEnv) replayDocumentedWith(t testing.TB, name, member string, cfg
 // logCount counts a message in the logs of the pod's container (across
 // restarts).
 func (te *tenantEnv) logCount(t testing.TB, pod, msg string) int {
+	if te.env.Cluster() == nil {
+		return 0 // kind: the logs are inside the node
+	}
 	info, ok := te.env.Cluster().Pod(te.tenant.Namespace, pod)
 	if !ok {
 		return 0

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -26,6 +25,24 @@ import (
 
 // partitionFor is how long a node stays cut off the cluster network.
 const partitionFor = 20 * time.Second
+
+// startTenantKind is startTenant on a kind cluster: one control plane
+// that runs workloads and three workers, the members on three of the four
+// nodes (the third worker kept free meanwhile).
+func startTenantKind(t testing.TB, cfg etcdlayout.Config) *tenantEnv {
+	t.Helper()
+	env := localenv.StartT(t, localenv.Config{Provider: localenv.Kind, KindCluster: localenv.KindConfig{Workers: 3, ControlPlaneWorkloads: true}})
+	kube, err := kubernetes.NewForConfig(env.RESTConfig())
+	require.NoError(t, err)
+	spare := env.KindClusterName() + "-worker3"
+	cordon(t, t.Context(), kube, spare, true)
+	if cfg.Tenant == "" && cfg.Namespace == "" {
+		cfg.Tenant = "demo"
+	}
+	tn := etcdlayout.StartT(t, env, cfg)
+	cordon(t, t.Context(), kube, spare, false)
+	return &tenantEnv{env: env, tenant: tn}
+}
 
 // TestPartition_kind cuts the target node of a relocation, a worker, off
 // the kind cluster's network as the relocation enters catch-up, and in a
@@ -46,7 +63,7 @@ func TestPartition_kind(t *testing.T) {
 	if os.Getenv("TENANTKIT_KIND") == "" {
 		t.Skip("set TENANTKIT_KIND=1 to cut kind nodes off their network")
 	}
-	env, err := localenv.Start(t.Context(), localenv.Config{Provider: localenv.Kind, KindCluster: localenv.KindConfig{Workers: 3}})
+	env, err := localenv.Start(t.Context(), localenv.Config{Provider: localenv.Kind, KindCluster: localenv.KindConfig{Workers: 3, ControlPlaneWorkloads: true}})
 	if errors.Is(err, localenv.ErrKindUnavailable) {
 		t.Skip(err)
 	}
@@ -58,7 +75,6 @@ func TestPartition_kind(t *testing.T) {
 	require.NoError(t, err)
 	dyn, err := dynamic.NewForConfig(env.RESTConfig())
 	require.NoError(t, err)
-	untaintControlPlane(t, ctx, kube)
 	// The members on the control plane and two workers (the third
 	// cordoned meanwhile): the free node, each move's target, is always a
 	// worker, and the control plane (the API) is never cut off.
@@ -223,19 +239,6 @@ func docker(args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// untaintControlPlane removes the control-plane taint, as kind does on a
-// one-node cluster: four nodes for a three-member tenant etcd.
-func untaintControlPlane(t *testing.T, ctx context.Context, kube kubernetes.Interface) {
-	t.Helper()
-	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "node-role.kubernetes.io/control-plane"})
-	require.NoError(t, err)
-	for _, n := range nodes.Items {
-		n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(tt corev1.Taint) bool { return tt.Key == "node-role.kubernetes.io/control-plane" })
-		_, err := kube.CoreV1().Nodes().Update(ctx, &n, metav1.UpdateOptions{})
-		require.NoError(t, err)
-	}
-}
-
 // podNodes maps the tenant's etcd pods to their nodes.
 func podNodes(t *testing.T, ctx context.Context, kube kubernetes.Interface, ns string) map[string]string {
 	t.Helper()
@@ -264,7 +267,7 @@ func podOnWorker(t *testing.T, on map[string]string, controlPlane string, i int)
 }
 
 // cordon cordons (or uncordons) node.
-func cordon(t *testing.T, ctx context.Context, kube kubernetes.Interface, node string, on bool) {
+func cordon(t testing.TB, ctx context.Context, kube kubernetes.Interface, node string, on bool) {
 	t.Helper()
 	n, err := kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	require.NoError(t, err)

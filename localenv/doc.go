@@ -223,6 +223,9 @@
 // tenantkit's etcd under DefaultEtcdImages), on the pod network with pod
 // IPs, any number of tenants' members on one node; the host has no route
 // to pod IPs, so clients reach members through the API's port-forward.
+// KindCluster.ControlPlaneWorkloads lets the control plane run them too,
+// so one control plane and three workers give a three-member etcd a
+// fourth node to move to.
 //
 // Stop deletes the cluster: its node containers with their volumes, and its
 // network. A cluster's name carries its owner process (pid and start

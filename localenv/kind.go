@@ -45,6 +45,11 @@ type KindConfig struct {
 	// the issuer runs, as StartDex on KindHostAddress. Nil: the apiserver
 	// has no --authentication-config.
 	AuthenticationConfig []byte
+	// ControlPlaneWorkloads lets the control-plane node run workloads, as
+	// kind's own one-node clusters do: kubeadm registers it without the
+	// node-role.kubernetes.io/control-plane:NoSchedule taint. With Workers
+	// 3 a three-member tenant etcd then has a fourth node to move to.
+	ControlPlaneWorkloads bool
 }
 
 // kindNetworkPrefix names the docker network of each tenantkit kind
@@ -120,8 +125,9 @@ func (e *Env) kindImage(ctx context.Context) (string, error) {
 
 // createKind runs kind's Create with the adaptations mode asks for: the
 // docker wrapper first on PATH, the cluster's own network, on cgroup v1
-// hosts the kubelet's failCgroupV1: false, and the apiserver's
-// authentication configuration when KindConfig.AuthenticationConfig is set.
+// hosts the kubelet's failCgroupV1: false, the untainted control plane of
+// KindConfig.ControlPlaneWorkloads, and the apiserver's authentication
+// configuration when KindConfig.AuthenticationConfig is set.
 func (e *Env) createKind(provider *cluster.Provider, name, image string, mode engineMode) error {
 	cfg := &v1alpha4.Cluster{Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole, Image: image}}}
 	for range e.cfg.KindCluster.Workers {
@@ -130,6 +136,10 @@ func (e *Env) createKind(provider *cluster.Provider, name, image string, mode en
 	if mode.cgroupV1 {
 		cfg.KubeadmConfigPatches = append(cfg.KubeadmConfigPatches,
 			"kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nfailCgroupV1: false\n")
+	}
+	if e.cfg.KindCluster.ControlPlaneWorkloads {
+		cfg.KubeadmConfigPatches = append(cfg.KubeadmConfigPatches,
+			"kind: InitConfiguration\nnodeRegistration:\n  taints: []\n")
 	}
 	if err := e.addKindAuthn(cfg); err != nil {
 		return err

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -24,7 +23,7 @@ import (
 
 // TestKubeconfig_kind runs the example as a user runs it against their
 // management cluster, with --kubeconfig, on a kind cluster (tenantkit's
-// offline node image; one control plane, made schedulable, and three
+// offline node image; one control plane that runs workloads too, and three
 // workers): two tenant etcds in the StatefulSet layout, their pods on the
 // pod network with pod IPs, members of both on one node. One relocation
 // while a writer writes, then `evacuate` of a node holding both tenants'
@@ -38,7 +37,7 @@ func TestKubeconfig_kind(t *testing.T) {
 	if os.Getenv("TENANTKIT_KIND") == "" {
 		t.Skip("set TENANTKIT_KIND=1 to run the example against a kind cluster")
 	}
-	env, err := localenv.Start(t.Context(), localenv.Config{Provider: localenv.Kind, KindCluster: localenv.KindConfig{Workers: 3}})
+	env, err := localenv.Start(t.Context(), localenv.Config{Provider: localenv.Kind, KindCluster: localenv.KindConfig{Workers: 3, ControlPlaneWorkloads: true}})
 	if errors.Is(err, localenv.ErrKindUnavailable) {
 		t.Skip(err)
 	}
@@ -48,7 +47,6 @@ func TestKubeconfig_kind(t *testing.T) {
 	defer cancel()
 	kube, err := kubernetes.NewForConfig(env.RESTConfig())
 	require.NoError(t, err)
-	scheduleOnControlPlane(t, ctx, kube)
 
 	a := etcdlayout.StartT(t, env, etcdlayout.Config{Tenant: "kind-a"})
 	b := etcdlayout.StartT(t, env, etcdlayout.Config{Tenant: "kind-b"})
@@ -97,21 +95,6 @@ func runExample(t *testing.T, ctx context.Context, args ...string) string {
 	t.Logf("etcd-relocate %v → exit %d after %s\n%s", args, code, time.Since(begin).Round(time.Second), out.String())
 	require.Equal(t, cli.ExitOK, code)
 	return out.String()
-}
-
-// scheduleOnControlPlane removes the control-plane taint, as kind does on a
-// one-node cluster, so that the cluster has four nodes for tenant etcds.
-func scheduleOnControlPlane(t *testing.T, ctx context.Context, kube kubernetes.Interface) {
-	t.Helper()
-	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "node-role.kubernetes.io/control-plane"})
-	require.NoError(t, err)
-	for _, n := range nodes.Items {
-		n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(tt corev1.Taint) bool {
-			return tt.Key == "node-role.kubernetes.io/control-plane"
-		})
-		_, err := kube.CoreV1().Nodes().Update(ctx, &n, metav1.UpdateOptions{})
-		require.NoError(t, err)
-	}
 }
 
 // memberNodes maps each etcd pod of ns to its node.
