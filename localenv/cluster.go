@@ -15,10 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/localenv/internal/clusterdns"
-	"github.com/cozystack/tenantkit/localenv/internal/kubeletnode"
 	"github.com/cozystack/tenantkit/localenv/internal/localvolume"
 	"github.com/cozystack/tenantkit/localenv/internal/loopnet"
-	"github.com/cozystack/tenantkit/localenv/internal/nodeagent"
 )
 
 // ClusterConfig turns the environment into a small simulated cluster:
@@ -120,9 +118,8 @@ type Cluster struct {
 	network *loopnet.Network
 	dns     *clusterdns.Server
 	volumes *localvolume.Manager
-	// Exactly one of agent and kubelets runs the nodes.
-	agent    *nodeagent.Agent
-	kubelets *kubeletnode.Pool
+	// nodes plays the nodes: the node agent or the kubelet pool.
+	nodes nodeRunner
 }
 
 // StartCluster adds a simulated cluster to the environment's first
@@ -175,31 +172,14 @@ func (e *Env) startCluster(ctx context.Context, a *APIServer, cc ClusterConfig) 
 		return nil, err
 	}
 	e.OnStop(func() error { c.dns.Stop(); return nil })
-	etcdBin, err := e.bins.podEtcd(ctx)
-	if err != nil {
-		return nil, err
-	}
 	nodesDir := filepath.Join(e.dir, "nodes")
 	names := make([]string, len(cc.Nodes))
 	for i, n := range cc.Nodes {
 		names[i] = n.Name
 	}
-	var inUse func(string) bool
-	if cc.NodeKind == NodeKubelet {
-		if err := e.startKubelets(ctx, a, cs, c, nodesDir); err != nil {
-			return nil, err
-		}
-	} else {
-		c.agent, err = nodeagent.Start(ctx, nodeagent.Config{
-			Client: cs, Nodes: agentNodes(cc.Nodes), Dir: nodesDir, Network: c.network,
-			EtcdBinary: etcdBin, DNSServer: c.dns.Addr(),
-			HeartbeatInterval: cc.heartbeat(), MaxProbePeriod: cc.MaxProbePeriod, RestartBackoff: cc.RestartBackoff, Logger: e.log,
-		})
-		if err != nil {
-			return nil, err
-		}
-		e.OnStop(c.agent.Stop)
-		inUse = c.agent.InUse
+	inUse, err := e.startNodes(ctx, a, cs, c, nodesDir)
+	if err != nil {
+		return nil, err
 	}
 	c.volumes, err = localvolume.Start(ctx, localvolume.Config{
 		Client: cs, Nodes: names, StorageClass: cc.StorageClass, PerNode: cc.VolumesPerNode,
@@ -227,30 +207,11 @@ func (e *Env) Cluster() *Cluster {
 	return e.cluster
 }
 
-// nodeRunner is what the node agent and the kubelet pool both do.
-type nodeRunner interface {
-	Nodes() []string
-	Cordon(ctx context.Context, node string) error
-	Uncordon(ctx context.Context, node string) error
-	Down(ctx context.Context, node string) error
-	Up(ctx context.Context, node string) error
-	KillContainer(namespace, pod, container string) error
-	NodeAddr(node string) netip.Addr
-}
-
-// runner returns whichever runs the nodes.
-func (c *Cluster) runner() nodeRunner {
-	if c.kubelets != nil {
-		return c.kubelets
-	}
-	return c.agent
-}
-
 // NodeKind returns what plays the nodes: NodeAgent or NodeKubelet.
 func (c *Cluster) NodeKind() NodeKind { return c.cfg.NodeKind }
 
 // Nodes returns the node names.
-func (c *Cluster) Nodes() []string { return c.runner().Nodes() }
+func (c *Cluster) Nodes() []string { return c.nodes.Nodes() }
 
 // Domain returns the cluster domain.
 func (c *Cluster) Domain() string { return c.cfg.Domain }
@@ -259,27 +220,27 @@ func (c *Cluster) Domain() string { return c.cfg.Domain }
 func (c *Cluster) StorageClass() string { return c.volumes.StorageClass() }
 
 // Cordon marks a node unschedulable, as kubectl cordon does.
-func (c *Cluster) Cordon(ctx context.Context, node string) error { return c.runner().Cordon(ctx, node) }
+func (c *Cluster) Cordon(ctx context.Context, node string) error { return c.nodes.Cordon(ctx, node) }
 
 // Uncordon makes a node schedulable again.
 func (c *Cluster) Uncordon(ctx context.Context, node string) error {
-	return c.runner().Uncordon(ctx, node)
+	return c.nodes.Uncordon(ctx, node)
 }
 
 // Down takes a node down like a power loss: its pod processes are killed
 // (on kubelet nodes: the kubelet, containerd and every container) and it
 // stops heartbeating, so the node lifecycle controller marks it and its
 // pods not ready after NodeMonitorGracePeriod.
-func (c *Cluster) Down(ctx context.Context, node string) error { return c.runner().Down(ctx, node) }
+func (c *Cluster) Down(ctx context.Context, node string) error { return c.nodes.Down(ctx, node) }
 
 // Up brings a node back: it reports Ready again and restarts its pods'
 // containers.
-func (c *Cluster) Up(ctx context.Context, node string) error { return c.runner().Up(ctx, node) }
+func (c *Cluster) Up(ctx context.Context, node string) error { return c.nodes.Up(ctx, node) }
 
 // KillContainer kills a pod's container process with SIGKILL, as a crash
 // would; the node restarts it per the pod's restart policy.
 func (c *Cluster) KillContainer(namespace, pod, container string) error {
-	return c.runner().KillContainer(namespace, pod, container)
+	return c.nodes.KillContainer(namespace, pod, container)
 }
 
 // Pod returns what the node knows about a running pod: node, IP, container
@@ -287,34 +248,18 @@ func (c *Cluster) KillContainer(namespace, pod, container string) error {
 // the apiserver and containerd; IP and PodIP are then both the node's
 // address (pods use the host network).
 func (c *Cluster) Pod(namespace, name string) (info PodInfo, ok bool) {
-	if c.kubelets != nil {
-		in, ok := c.kubelets.Pod(namespace, name)
-		if !ok {
-			return PodInfo{}, false
-		}
-		return kubeletPodInfo(in), true
-	}
-	in, ok := c.agent.Pod(namespace, name)
-	if !ok {
-		return PodInfo{}, false
-	}
-	return podInfo(in), true
+	return c.nodes.Pod(namespace, name)
 }
 
 // Processes returns the running pod processes (real etcd servers) of
 // node-agent nodes; nil on kubelet nodes, whose containers containerd runs
 // (see Pod for their PIDs).
-func (c *Cluster) Processes() []*Process {
-	if c.agent == nil {
-		return nil
-	}
-	return c.agent.Processes()
-}
+func (c *Cluster) Processes() []*Process { return c.nodes.Processes() }
 
 // NodeAddr returns a node's loopback address, the twin of its InternalIP
 // (see HostAddr; on kubelet nodes the InternalIP itself), or the zero Addr
 // for an unknown node.
-func (c *Cluster) NodeAddr(node string) netip.Addr { return c.runner().NodeAddr(node) }
+func (c *Cluster) NodeAddr(node string) netip.Addr { return c.nodes.NodeAddr(node) }
 
 // Resolver returns a resolver that asks the cluster DNS, so the test process
 // can resolve names like etcd-0.etcd-headless.tenant-demo.svc.

@@ -100,7 +100,8 @@ func (e *Env) kubeletBinaries(ctx context.Context) (kubeletnode.Binaries, error)
 	return b, err
 }
 
-// startKubelets starts the cluster's nodes as real kubelets.
+// startKubelets starts the cluster's nodes as real kubelets and sets
+// c.nodes.
 func (e *Env) startKubelets(ctx context.Context, a *APIServer, cs kubernetes.Interface, c *Cluster, dir string) error {
 	if err := KubeletAvailable(); err != nil {
 		return err
@@ -121,20 +122,9 @@ func (e *Env) startKubelets(ctx context.Context, a *APIServer, cs kubernetes.Int
 	if err := installHostNetworkPolicy(ctx, cs, e.cfg.StartTimeout); err != nil {
 		return err
 	}
-	nodes := make([]kubeletnode.NodeConfig, len(c.cfg.Nodes))
-	for i, n := range c.cfg.Nodes {
-		labels := map[string]string{}
-		for k, v := range n.Labels {
-			labels[k] = v
-		}
-		if n.GPU {
-			labels["gpu"] = "on"
-		}
-		nodes[i] = kubeletnode.NodeConfig{Name: n.Name, Addr: c.network.Subnet(i).NodeAddr(), Labels: labels}
-	}
 	pool, err := kubeletnode.Start(ctx, kubeletnode.Config{
 		ID: strconv.Itoa(os.Getpid()) + "-" + filepath.Base(e.dir), Client: cs, Kubeconfig: kubeconfig,
-		Nodes: nodes, Dir: dir, Binaries: bins, EtcdImages: c.cfg.EtcdImages, DNSServer: c.dns.Addr(),
+		Nodes: c.cfg.Nodes, Network: c.network, Dir: dir, Binaries: bins, EtcdImages: c.cfg.EtcdImages, DNSServer: c.dns.Addr(),
 		LeaseDuration: c.cfg.NodeMonitorGracePeriod * 4 / 5, MaxRestartPeriod: max(time.Second, 30*c.cfg.restartBackoff()), Logger: e.log,
 	})
 	if pool != nil {
@@ -143,7 +133,7 @@ func (e *Env) startKubelets(ctx context.Context, a *APIServer, cs kubernetes.Int
 	if err != nil {
 		return err
 	}
-	c.kubelets = pool
+	c.nodes = pool
 	return nil
 }
 

@@ -77,6 +77,8 @@ func TestKubeletNodes(t *testing.T) {
 		require.True(t, ok)
 		require.NotZero(t, info.Containers[0].PID)
 		require.Equal(t, got.Spec.NodeName, info.Node)
+		require.Equal(t, got.Status.PodIP, info.PodIP.String())
+		require.Equal(t, info.IP, info.PodIP, "host network: the pod listens on its pod IP")
 		logNodeMemory(t)
 	})
 

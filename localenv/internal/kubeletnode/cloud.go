@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/cozystack/tenantkit/localenv/internal/simnode"
 )
 
 // taintUninitialized is the taint a kubelet started with
@@ -41,7 +44,7 @@ func (p *Pool) initialize(ctx context.Context, n *node) error {
 		return fmt.Errorf("kubeletnode: wait for node %s to register: %w", n.cfg.Name, err)
 	}
 	status, err := json.Marshal(map[string]any{"status": map[string]any{"addresses": []corev1.NodeAddress{
-		{Type: corev1.NodeInternalIP, Address: n.cfg.Addr.String()},
+		{Type: corev1.NodeInternalIP, Address: n.addr.String()},
 		{Type: corev1.NodeHostName, Address: n.cfg.Name},
 	}}})
 	if err != nil {
@@ -57,7 +60,7 @@ func (p *Pool) initialize(ctx context.Context, n *node) error {
 		}
 	}
 	spec, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"labels": n.cfg.Labels, "resourceVersion": node.ResourceVersion},
+		"metadata": map[string]any{"labels": labels(n.cfg), "resourceVersion": node.ResourceVersion},
 		"spec":     map[string]any{"taints": taints},
 	})
 	if err != nil {
@@ -69,7 +72,7 @@ func (p *Pool) initialize(ctx context.Context, n *node) error {
 		}
 		return fmt.Errorf("kubeletnode: node %s: %w", n.cfg.Name, err)
 	}
-	p.log.Info("node initialized", "node", n.cfg.Name, "address", n.cfg.Addr)
+	p.log.Info("node initialized", "node", n.cfg.Name, "address", n.addr)
 	return nil
 }
 
@@ -78,6 +81,19 @@ func exited(n *node) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.proc != nil && !n.proc.Running()
+}
+
+// labels are the labels initialize sets on a node: its configured ones,
+// and gpu=on for a GPU node.
+func labels(nc simnode.Config) map[string]string {
+	out := maps.Clone(nc.Labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if nc.GPU {
+		out["gpu"] = "on"
+	}
+	return out
 }
 
 // Cordon marks a node unschedulable, as kubectl cordon does.

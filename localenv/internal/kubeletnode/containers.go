@@ -12,48 +12,35 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cozystack/tenantkit/internal/process"
+	"github.com/cozystack/tenantkit/localenv/internal/simnode"
 )
-
-// PodInfo is what a node knows about a pod it runs.
-type PodInfo struct {
-	UID        types.UID
-	Node       string
-	IP         netip.Addr
-	Dir        string
-	Containers []ContainerInfo
-}
-
-// ContainerInfo is one container of PodInfo.
-type ContainerInfo struct {
-	Name     string
-	PID      int
-	Restarts int32
-	LogPath  string
-}
 
 // apiTimeout bounds the calls of methods that take no context.
 const apiTimeout = 10 * time.Second
 
 // Pod returns a pod's node, address and containers, with the PIDs of the
-// running ones as containerd reports them. ok is false when the pod does
-// not exist or is not on one of the pool's nodes.
-func (p *Pool) Pod(namespace, name string) (PodInfo, bool) {
+// running ones as containerd reports them. IP and PodIP are both the pod's
+// status.podIP, its node's address (pods use the host network). ok is
+// false when the pod does not exist or is not on one of the pool's nodes.
+func (p *Pool) Pod(namespace, name string) (simnode.Pod, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 	defer cancel()
 	pod, err := p.cfg.Client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return PodInfo{}, false
+		return simnode.Pod{}, false
 	}
 	n, ok := p.nodes[pod.Spec.NodeName]
 	if !ok {
-		return PodInfo{}, false
+		return simnode.Pod{}, false
 	}
-	info := PodInfo{UID: pod.UID, Node: n.cfg.Name, Dir: filepath.Join(n.paths.kubeletRoot(), "pods", string(pod.UID))}
+	info := simnode.Pod{UID: pod.UID, Node: n.cfg.Name, Dir: filepath.Join(n.paths.kubeletRoot(), "pods", string(pod.UID))}
 	info.IP, _ = netip.ParseAddr(pod.Status.PodIP)
+	info.PodIP = info.IP
 	pids := p.taskPIDs(ctx, n)
 	for _, c := range pod.Spec.Containers {
-		ci := ContainerInfo{Name: c.Name}
+		ci := simnode.Container{Name: c.Name}
 		if st, ok := containerStatus(pod, c.Name); ok {
 			ci.Restarts = st.RestartCount
 			ci.LogPath = filepath.Join(n.paths.podLogs(), fmt.Sprintf("%s_%s_%s", namespace, name, pod.UID),
@@ -66,6 +53,11 @@ func (p *Pool) Pod(namespace, name string) (PodInfo, bool) {
 	}
 	return info, true
 }
+
+// Processes returns nil: containerd runs the pods' containers, not this
+// process (Pod reports their PIDs). It is there so that the pool and the
+// node agent answer the same questions.
+func (p *Pool) Processes() []*process.Process { return nil }
 
 // KillContainer kills a pod's running container with SIGKILL through
 // containerd, as a crash would; the kubelet restarts it per the pod's

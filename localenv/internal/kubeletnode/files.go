@@ -2,6 +2,7 @@ package kubeletnode
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,8 +92,7 @@ const cniConfig = `{"cniVersion": "1.0.0", "name": "tenantkit-host-network-only"
 `
 
 // kubeletConfig is the node's KubeletConfiguration.
-func kubeletConfig(p paths, n NodeConfig, cgroupRoot string, lease, maxRestart time.Duration) string {
-	addr := n.Addr.String()
+func kubeletConfig(p paths, addr netip.Addr, cgroupRoot string, lease, maxRestart time.Duration) string {
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: %[1]s
@@ -130,7 +130,7 @@ imageGCHighThresholdPercent: 100
 serializeImagePulls: false
 crashLoopBackOff:
   maxContainerRestartPeriod: %[8]s
-`, addr, cgroupRoot, p.socket(), p.podLogs(), filepath.Join(p.dir, "volume-plugins"),
+`, addr.String(), cgroupRoot, p.socket(), p.podLogs(), filepath.Join(p.dir, "volume-plugins"),
 		int(lease.Seconds()), lease/4, maxRestart)
 }
 
@@ -139,7 +139,7 @@ crashLoopBackOff:
 // and /var/log behind empty tmpfs (the kubelet and containerd write fixed
 // paths there), shows the kubelet its kernel tunables as it wants them,
 // starts containerd, imports the images and becomes the kubelet.
-func nodeScript(p paths, n NodeConfig, b Binaries, procs []string, kubeletArgs []string) string {
+func nodeScript(p paths, name string, b Binaries, procs []string, kubeletArgs []string) string {
 	var s strings.Builder
 	s.WriteString("#!/bin/sh\nset -eu\nexport PATH=" + shellPath(b) + "\n")
 	for _, f := range procs {
@@ -152,7 +152,7 @@ func nodeScript(p paths, n NodeConfig, b Binaries, procs []string, kubeletArgs [
 		file := filepath.Join(p.dir, "sysctl", strings.ReplaceAll(t.path, "/", "."))
 		fmt.Fprintf(&s, "if [ -e /proc/sys/%[1]s ]; then printf '%%s\\n' %[2]s > %[3]s; mount --bind -o ro %[3]s /proc/sys/%[1]s; fi\n", t.path, t.value, quote(file))
 	}
-	fmt.Fprintf(&s, "hostname %s\n", quote(n.Name))
+	fmt.Fprintf(&s, "hostname %s\n", quote(name))
 	// A node that was down left its sockets behind.
 	fmt.Fprintf(&s, "rm -f %s %s\n", quote(p.socket()), quote(p.socket()+".ttrpc"))
 	fmt.Fprintf(&s, "%s --config %s >> %s 2>&1 &\n", quote(b.Containerd), quote(p.containerdConf()), quote(p.log("containerd")))

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/internal/process"
+	"github.com/cozystack/tenantkit/localenv/internal/loopnet"
+	"github.com/cozystack/tenantkit/localenv/internal/simnode"
 )
 
 // ErrInvalidConfig is returned by Start for a configuration that cannot
@@ -39,8 +41,14 @@ type Config struct {
 	Client kubernetes.Interface
 	// Kubeconfig is the file the kubelets connect with. Required.
 	Kubeconfig string
-	// Nodes are the nodes. Required; names unique.
-	Nodes []NodeConfig
+	// Nodes are the nodes. Required; names unique. Labels are set on the
+	// Node, with gpu=on for GPU nodes; Capacity is ignored (the kubelets
+	// report the machine's).
+	Nodes []simnode.Config
+	// Network hands out the nodes' addresses: node i's is
+	// Network.Subnet(i).NodeAddr(), where its kubelet listens; it is the
+	// node's InternalIP and the IP of its (host-network) pods. Required.
+	Network *loopnet.Network
 	// Dir holds one folder per node. Required; not under /run, /var/lib or
 	// /var/log, which the nodes hide behind their own tmpfs.
 	Dir string
@@ -61,17 +69,6 @@ type Config struct {
 	MaxRestartPeriod time.Duration
 	// Logger receives node events. Default: discard.
 	Logger *slog.Logger
-}
-
-// NodeConfig is one node.
-type NodeConfig struct {
-	// Name is the node name.
-	Name string
-	// Addr is the node's loopback address: the kubelet listens there, it
-	// is the node's InternalIP and the IP of its (host-network) pods.
-	Addr netip.Addr
-	// Labels are set on the Node.
-	Labels map[string]string
 }
 
 // Binaries are the programs a node runs.
@@ -97,7 +94,8 @@ type Pool struct {
 
 // node is one node's process and folders.
 type node struct {
-	cfg   NodeConfig
+	cfg   simnode.Config
+	addr  netip.Addr // see Config.Network
 	paths paths
 	rel   string
 	procs []string
@@ -108,8 +106,8 @@ type node struct {
 }
 
 func (c Config) validate() error {
-	if c.ID == "" || c.Client == nil || c.Kubeconfig == "" || c.Dir == "" || len(c.Nodes) == 0 {
-		return fmt.Errorf("%w: ID, Client, Kubeconfig, Dir and Nodes are required", ErrInvalidConfig)
+	if c.ID == "" || c.Client == nil || c.Kubeconfig == "" || c.Dir == "" || len(c.Nodes) == 0 || c.Network == nil {
+		return fmt.Errorf("%w: ID, Client, Kubeconfig, Dir, Nodes and Network are required", ErrInvalidConfig)
 	}
 	b := c.Binaries
 	for _, f := range []string{b.Kubelet, b.Containerd, b.Runc, b.Ctr, b.ImageTool, b.Pause, b.Etcd} {
@@ -128,8 +126,8 @@ func (c Config) validate() error {
 	}
 	seen := map[string]bool{}
 	for _, n := range c.Nodes {
-		if n.Name == "" || seen[n.Name] || !n.Addr.Is4() {
-			return fmt.Errorf("%w: node %q: names must be unique and non-empty, addresses IPv4", ErrInvalidConfig, n.Name)
+		if n.Name == "" || seen[n.Name] {
+			return fmt.Errorf("%w: node %q: names must be unique and non-empty", ErrInvalidConfig, n.Name)
 		}
 		seen[n.Name] = true
 	}
@@ -163,8 +161,8 @@ func Start(ctx context.Context, cfg Config) (*Pool, error) {
 	if p.record, err = register(cfg.ID, p.rel, cfg.Dir); err != nil {
 		return nil, fmt.Errorf("kubeletnode: %w", err)
 	}
-	for _, nc := range cfg.Nodes {
-		n, err := p.prepare(ctx, nc)
+	for i, nc := range cfg.Nodes {
+		n, err := p.prepare(ctx, nc, cfg.Network.Subnet(i).NodeAddr())
 		if err != nil {
 			return p, err
 		}
@@ -190,8 +188,8 @@ func Start(ctx context.Context, cfg Config) (*Pool, error) {
 }
 
 // prepare writes a node's files and images and creates its cgroups.
-func (p *Pool) prepare(ctx context.Context, nc NodeConfig) (*node, error) {
-	n := &node{cfg: nc, paths: paths{dir: filepath.Join(p.cfg.Dir, nc.Name)}, rel: p.rel + "/" + nc.Name}
+func (p *Pool) prepare(ctx context.Context, nc simnode.Config, addr netip.Addr) (*node, error) {
+	n := &node{cfg: nc, addr: addr, paths: paths{dir: filepath.Join(p.cfg.Dir, nc.Name)}, rel: p.rel + "/" + nc.Name}
 	var err error
 	if n.procs, err = createCgroup(p.roots, n.rel); err != nil {
 		return nil, fmt.Errorf("kubeletnode: node %s: %w", nc.Name, err)
@@ -203,9 +201,9 @@ func (p *Pool) prepare(ctx context.Context, nc NodeConfig) (*node, error) {
 	}
 	files := map[string]string{
 		n.paths.containerdConf(): containerdConfig(n.paths),
-		n.paths.kubeletConf():    kubeletConfig(n.paths, nc, "/"+n.rel, p.cfg.LeaseDuration, p.cfg.MaxRestartPeriod),
+		n.paths.kubeletConf():    kubeletConfig(n.paths, addr, "/"+n.rel, p.cfg.LeaseDuration, p.cfg.MaxRestartPeriod),
 		filepath.Join(n.paths.dir, "cni", "conf", "10-tenantkit.conflist"): cniConfig,
-		n.paths.script(): nodeScript(n.paths, nc, p.cfg.Binaries, n.procs, n.args),
+		n.paths.script(): nodeScript(n.paths, nc.Name, p.cfg.Binaries, n.procs, n.args),
 	}
 	if err := writeFiles(n.paths, files); err != nil {
 		return nil, fmt.Errorf("kubeletnode: node %s: %w", nc.Name, err)
@@ -226,7 +224,7 @@ func (p *Pool) buildImages(ctx context.Context, n *node) error {
 		"-add", b.Pause + "=/pause", "-entrypoint", "/pause"}
 	etcd := []string{"-o", filepath.Join(n.paths.images(), "etcd.tar"), "-tag", etcdBaseImage,
 		"-add", b.Etcd + "=/usr/local/bin/etcd", "-entrypoint", "/usr/local/bin/etcd",
-		"-env", "PATH=/usr/local/bin:/usr/bin:/bin", "-env", "TENANTKIT_LISTEN_HOST=" + n.cfg.Addr.String()}
+		"-env", "PATH=/usr/local/bin:/usr/bin:/bin", "-env", "TENANTKIT_LISTEN_HOST=" + n.addr.String()}
 	if p.cfg.DNSServer != "" {
 		etcd = append(etcd, "-env", "TENANTKIT_DNS_SERVER="+p.cfg.DNSServer)
 	}
@@ -264,7 +262,7 @@ func (p *Pool) Nodes() []string { return append([]string(nil), p.order...) }
 // NodeAddr returns a node's address, the zero Addr for an unknown node.
 func (p *Pool) NodeAddr(name string) netip.Addr {
 	if n, ok := p.nodes[name]; ok {
-		return n.cfg.Addr
+		return n.addr
 	}
 	return netip.Addr{}
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/cozystack/tenantkit/internal/process"
 	"github.com/cozystack/tenantkit/localenv/internal/loopnet"
+	"github.com/cozystack/tenantkit/localenv/internal/simnode"
 )
 
 // Config configures an Agent.
@@ -32,7 +33,7 @@ type Config struct {
 	// Client is the agent's connection to the apiserver. Required.
 	Client kubernetes.Interface
 	// Nodes are the simulated nodes. Required; names must be unique.
-	Nodes []NodeConfig
+	Nodes []simnode.Config
 	// Dir holds one folder per node (pods' volumes, logs, local volumes).
 	// Required.
 	Dir string
@@ -58,20 +59,6 @@ type Config struct {
 	RestartBackoff time.Duration
 	// Logger receives pod and node events. Default: discard.
 	Logger *slog.Logger
-}
-
-// NodeConfig describes one simulated node.
-type NodeConfig struct {
-	// Name is the node name, also its kubernetes.io/hostname label.
-	Name string
-	// Labels are added to the node's standard labels.
-	Labels map[string]string
-	// GPU adds the label gpu=on, which GPU workloads select on.
-	GPU bool
-	// Capacity overrides or extends the default capacity (cpu 8, memory
-	// 32Gi, pods 110, ephemeral-storage 100Gi), for example with
-	// nvidia.com/gpu.
-	Capacity corev1.ResourceList
 }
 
 // Agent plays the kubelet for a set of simulated nodes. Its methods are safe
@@ -303,57 +290,27 @@ func (a *Agent) workerFor(namespace, name string) *podWorker {
 	return nil
 }
 
-// PodInfo is what the agent knows about a pod it runs.
-type PodInfo struct {
-	// UID is the pod's UID.
-	UID types.UID
-	// Node is the node the pod runs on.
-	Node string
-	// IP is the address the pod's processes listen on, a loopback address
-	// the test process can dial.
-	IP netip.Addr
-	// PodIP is the pod IP the cluster sees (status.podIP), IP's twin in
-	// 10.X.0.0/16.
-	PodIP netip.Addr
-	// Dir is the pod's folder (volumes, container root directories, logs).
-	Dir string
-	// Containers are the containers the agent runs as processes.
-	Containers []ContainerInfo
-}
-
-// ContainerInfo describes one container process.
-type ContainerInfo struct {
-	// Name is the container name.
-	Name string
-	// PID is the current process ID, 0 while the container is not running.
-	PID int
-	// Restarts counts restarts after crashes.
-	Restarts int32
-	// LogPath is the container's log file (all restarts appended).
-	LogPath string
-}
-
 // Pod returns what the agent knows about the current pod namespace/name;
 // ok is false when no node of the agent runs it.
-func (a *Agent) Pod(namespace, name string) (info PodInfo, ok bool) {
+func (a *Agent) Pod(namespace, name string) (info simnode.Pod, ok bool) {
 	w := a.workerFor(namespace, name)
 	if w == nil {
-		return PodInfo{}, false
+		return simnode.Pod{}, false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	info = PodInfo{UID: w.uid, Node: w.node.cfg.Name, IP: w.ip, PodIP: a.cfg.Network.ClusterAddr(w.ip), Dir: w.dir}
+	info = simnode.Pod{UID: w.uid, Node: w.node.cfg.Name, IP: w.ip, PodIP: a.cfg.Network.ClusterAddr(w.ip), Dir: w.dir}
 	for _, c := range w.containers {
 		if !c.runs {
 			continue
 		}
-		ci := ContainerInfo{Name: c.name, Restarts: c.restarts,
+		ci := simnode.Container{Name: c.name, Restarts: c.restarts,
 			LogPath: filepath.Join(w.dir, "containers", c.name+".log")}
 		if c.proc != nil && c.proc.Running() {
 			ci.PID = c.proc.PID()
 		}
 		info.Containers = append(info.Containers, ci)
 	}
-	slices.SortFunc(info.Containers, func(x, y ContainerInfo) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortFunc(info.Containers, func(x, y simnode.Container) int { return strings.Compare(x.Name, y.Name) })
 	return info, true
 }

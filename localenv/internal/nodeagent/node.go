@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/cozystack/tenantkit/localenv/internal/loopnet"
+	"github.com/cozystack/tenantkit/localenv/internal/simnode"
 )
 
 // kubeletVersion is what simulated nodes report as their kubelet version:
@@ -25,7 +26,7 @@ const kubeletVersion = "v1.37.2"
 // node is one simulated node.
 type node struct {
 	agent  *Agent
-	cfg    NodeConfig
+	cfg    simnode.Config
 	subnet *loopnet.Subnet
 	dir    string
 
