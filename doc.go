@@ -72,5 +72,7 @@
 // `make demo` runs examples/quickstart, which plays every capability end to
 // end and prints a summary table; the tests run it too. The first run
 // builds the servers from pinned Go modules (internal/servers) and caches
-// them; later runs start in seconds.
+// them; later runs start in seconds. Their command-line conventions
+// (package cli) need only client-go: each example plugs the local
+// environment in, so a tool of one's own that uses cli compiles none of it.
 package tenantkit

@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
-
-	"github.com/cozystack/tenantkit/localenv"
+	"k8s.io/client-go/rest"
 )
 
 func TestExitCode(t *testing.T) {
@@ -55,9 +57,19 @@ func TestStep_logOutput(t *testing.T) {
 	require.True(t, strings.HasPrefix(lines[1], "  ✗ doing a thing ("), lines[1])
 }
 
+// noEmbedded fails the test if Open starts the embedded environment.
+func noEmbedded(t *testing.T) *Embedded {
+	return &Embedded{Start: func(context.Context, *slog.Logger, io.Writer) (*rest.Config, func() error, error) {
+		t.Error("Open started the embedded environment with --kubeconfig")
+		return nil, nil, errors.New("not with --kubeconfig")
+	}}
+}
+
 func TestOpen_unreachableKubeconfig(t *testing.T) {
-	port, err := localenv.FreePort() // nothing listens there
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close()) // nothing listens there
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(kc, []byte(fmt.Sprintf(`apiVersion: v1
 kind: Config
@@ -67,16 +79,83 @@ contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
 `, port)), 0o600))
 	target := Target{Kubeconfig: kc}
-	err = target.Open(t.Context(), localenv.Config{})
+	err = target.Open(t.Context(), noEmbedded(t))
 	var ee *ExitError
 	require.ErrorAs(t, err, &ee)
 	require.Equal(t, ExitUnavailable, ee.Code)
-	require.Nil(t, target.Env)
+	require.Nil(t, target.stop)
 
 	target = Target{Kubeconfig: filepath.Join(t.TempDir(), "missing")}
-	err = target.Open(t.Context(), localenv.Config{})
+	err = target.Open(t.Context(), nil)
 	require.ErrorAs(t, err, &ee)
 	require.Equal(t, ExitUsage, ee.Code)
+}
+
+func TestOpen_embedded(t *testing.T) {
+	rc := &rest.Config{Host: "https://127.0.0.1:6443"}
+	for _, tt := range []struct {
+		name     string
+		embedded func(stopped *bool) *Embedded
+		code     int      // of Open's error; ExitOK: none
+		progress []string // the lines of Open and Close, elapsed times cut
+	}{
+		{"started and stopped", func(stopped *bool) *Embedded {
+			return &Embedded{Components: "etcd, kube-apiserver", Start: func(_ context.Context, log *slog.Logger, builds io.Writer) (*rest.Config, func() error, error) {
+				if log == nil {
+					return nil, nil, errors.New("no logger")
+				}
+				fmt.Fprintln(builds, "building kube-apiserver")
+				return rc, func() error { *stopped = true; return nil }, nil
+			}}
+		}, ExitOK, []string{
+			"  … starting the embedded local environment (etcd, kube-apiserver)",
+			"building kube-apiserver",
+			"  ✓ starting the embedded local environment (etcd, kube-apiserver)",
+			"  … stopping the embedded local environment",
+			"  ✓ stopping the embedded local environment",
+		}},
+		{"fails to start", func(*bool) *Embedded {
+			return &Embedded{Components: "etcd", Start: func(context.Context, *slog.Logger, io.Writer) (*rest.Config, func() error, error) {
+				return nil, nil, errors.New("etcd did not start")
+			}}
+		}, ExitUnavailable, []string{
+			"  … starting the embedded local environment (etcd)",
+			"  ✗ starting the embedded local environment (etcd)",
+		}},
+		{"none", func(*bool) *Embedded { return nil }, ExitUsage, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			var stopped bool
+			target := Target{Out: &out}
+			err := target.Open(t.Context(), tt.embedded(&stopped))
+			if tt.code == ExitOK {
+				require.NoError(t, err)
+				require.Same(t, rc, target.RESTConfig)
+			} else {
+				var ee *ExitError
+				require.ErrorAs(t, err, &ee)
+				require.Equal(t, tt.code, ee.Code)
+			}
+			require.NoError(t, target.Close())
+			require.Equal(t, tt.code == ExitOK, stopped)
+			require.Equal(t, tt.progress, progressLines(out.String()))
+		})
+	}
+}
+
+// progressLines splits the log output of steps into lines, the elapsed
+// times of the ✓ and ✗ lines cut.
+func progressLines(out string) []string {
+	var lines []string
+	for l := range strings.Lines(out) {
+		l = strings.TrimSuffix(l, "\n")
+		if i := strings.LastIndex(l, " ("); i >= 0 && (strings.HasPrefix(l, "  ✓") || strings.HasPrefix(l, "  ✗")) {
+			l = l[:i]
+		}
+		lines = append(lines, l)
+	}
+	return lines
 }
 
 func TestExecute_commandLines(t *testing.T) {

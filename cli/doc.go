@@ -4,16 +4,29 @@
 // tables, and give up after --timeout.
 //
 // A tool declares a [Target], which adds --kubeconfig, --context and
-// --verbose to its command. Without --kubeconfig the tool runs against the
-// embedded local environment (package localenv: real etcd and
-// kube-apiserver processes on loopback); with it, against that real cluster:
+// --verbose to its command. With --kubeconfig the tool runs against that
+// real cluster; without it, against the embedded environment it passes to
+// [Target.Open] as an [Embedded]: the function that starts it, which Open
+// calls under a progress line. cli needs nothing but client-go: the
+// examples start package localenv's environment (real etcd and
+// kube-apiserver processes on loopback) in that function and keep the
+// *localenv.Env it returns, and a tool that works on real clusters only
+// passes nil:
 //
 //	var target cli.Target
 //	var timeout cli.Timeout
 //	cmd := &cobra.Command{Use: "gpu-share", RunE: func(cmd *cobra.Command, _ []string) error {
 //		ctx, cancel := timeout.Context(cmd.Context())
 //		defer cancel()
-//		if err := target.Open(ctx, localenv.Config{}); err != nil {
+//		embedded := &cli.Embedded{Components: "etcd, kube-apiserver",
+//			Start: func(ctx context.Context, log *slog.Logger, builds io.Writer) (*rest.Config, func() error, error) {
+//				env, err := localenv.Start(ctx, localenv.Config{Logger: log, BuildProgress: builds})
+//				if err != nil {
+//					return nil, nil, err
+//				}
+//				return env.RESTConfig(), env.Stop, nil
+//			}}
+//		if err := target.Open(ctx, embedded); err != nil {
 //			return err // ExitUnavailable, or ExitUsage for a bad kubeconfig
 //		}
 //		defer target.Close()

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/tenantkit/cli"
 )
@@ -52,4 +54,31 @@ func ExampleTable() {
 func ExampleStep() {
 	step := cli.Step(os.Stdout, "placing the pods")
 	step.Done(nil) // prints "  ✓ placing the pods (…)" with the elapsed time
+}
+
+// Without --kubeconfig, Open starts the environment the tool passes (under
+// a progress line on Out) and Close stops it; with --kubeconfig it is not
+// started. The examples start package localenv's in Start:
+//
+//	env, err := localenv.Start(ctx, localenv.Config{Logger: log, BuildProgress: builds})
+//	if err != nil {
+//		return nil, nil, err
+//	}
+//	return env.RESTConfig(), env.Stop, nil
+func ExampleTarget_Open() {
+	embedded := &cli.Embedded{Components: "etcd, kube-apiserver",
+		Start: func(ctx context.Context, log *slog.Logger, builds io.Writer) (*rest.Config, func() error, error) {
+			stop := func() error { fmt.Println("stopped"); return nil }
+			return &rest.Config{Host: "https://127.0.0.1:6443"}, stop, nil
+		}}
+	target := cli.Target{Out: io.Discard} // no --kubeconfig
+	if err := target.Open(context.Background(), embedded); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("working on", target.RESTConfig.Host)
+	_ = target.Close()
+	// Output:
+	// working on https://127.0.0.1:6443
+	// stopped
 }

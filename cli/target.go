@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,12 +13,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/cozystack/tenantkit/localenv"
 )
 
-// Target decides where an example runs: the embedded local environment
-// (the default) or the cluster of --kubeconfig.
+// Target decides where a tool runs: the embedded environment it passes to
+// Open (the default) or the cluster of --kubeconfig.
 type Target struct {
 	// Kubeconfig is set from --kubeconfig.
 	Kubeconfig string
@@ -31,8 +30,23 @@ type Target struct {
 	// RESTConfig is set by Open: the admin config of the embedded
 	// environment, or the one loaded from the kubeconfig.
 	RESTConfig *rest.Config
-	// Env is set by Open in embedded mode; nil with --kubeconfig.
-	Env *localenv.Env
+
+	stop func() error // of the embedded environment; nil with --kubeconfig
+}
+
+// Embedded is how a tool starts the environment it runs on without
+// --kubeconfig. cli knows no environment of its own: the examples start
+// package localenv's, each in the configuration it needs, and keep the
+// *localenv.Env they started.
+type Embedded struct {
+	// Components lists what Start starts, for the progress line
+	// "starting the embedded local environment (Components)".
+	Components string
+	// Start starts the environment and returns its admin config and the
+	// function that stops it. log is the Target's Logger; builds takes
+	// whole lines about the servers a first run builds, printed above the
+	// progress line.
+	Start func(ctx context.Context, log *slog.Logger, builds io.Writer) (rc *rest.Config, stop func() error, err error)
 }
 
 // AddFlags registers --kubeconfig, --context and --verbose.
@@ -43,7 +57,8 @@ func (t *Target) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVarP(&t.Verbose, "verbose", "v", false, "log progress details to stderr")
 }
 
-// Embedded reports whether the example runs on the embedded environment.
+// Embedded reports whether the tool runs on the embedded environment (no
+// --kubeconfig).
 func (t *Target) Embedded() bool { return t.Kubeconfig == "" }
 
 // Logger returns a logger to stderr with --verbose, a silent one otherwise.
@@ -61,13 +76,16 @@ func (t *Target) out() io.Writer {
 	return os.Stderr
 }
 
-// Open connects to the target. In embedded mode it starts a local
-// environment configured by cfg (the first run builds the servers it needs,
-// each reported on a line of its own above the step line); with --kubeconfig it loads the kubeconfig and checks that the cluster
-// answers. A kubeconfig that cannot be loaded (missing, garbled, an
-// unknown --context) is a usage error (ExitUsage: nothing was dialled);
-// the other errors carry ExitUnavailable.
-func (t *Target) Open(ctx context.Context, cfg localenv.Config) error {
+// Open connects to the target. With --kubeconfig it loads the kubeconfig
+// and checks that the cluster answers; embedded is not used, and a tool
+// that works on real clusters only passes nil. Without --kubeconfig it
+// starts embedded under a progress line (Close stops it); a nil embedded
+// is then a usage error.
+//
+// A kubeconfig that cannot be loaded (missing, garbled, an unknown
+// --context) is a usage error (ExitUsage: nothing was dialled); the other
+// errors carry ExitUnavailable.
+func (t *Target) Open(ctx context.Context, embedded *Embedded) error {
 	if !t.Embedded() {
 		rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
 			&clientcmd.ClientConfigLoadingRules{ExplicitPath: t.Kubeconfig},
@@ -81,36 +99,30 @@ func (t *Target) Open(ctx context.Context, cfg localenv.Config) error {
 		t.RESTConfig = rc
 		return nil
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = t.Logger()
+	if embedded == nil || embedded.Start == nil {
+		return WithCode(ExitUsage, errors.New("--kubeconfig is required: this tool has no embedded environment"))
 	}
-	if cfg.BuildProgress == nil {
-		cfg.BuildProgress = Lines(t.out()) // first-run builds, above the step line
-	}
-	what := "starting the embedded local environment (etcd, kube-apiserver)"
-	if cfg.SkipAPIServer {
-		what = "starting the embedded local environment (etcd)"
-	}
-	if cfg.Cluster != nil {
-		what = "starting the embedded local environment (etcd, kube-apiserver, controller manager, scheduler, simulated nodes)"
+	what := "starting the embedded local environment"
+	if embedded.Components != "" {
+		what += " (" + embedded.Components + ")"
 	}
 	step := Step(t.out(), what)
-	env, err := localenv.Start(ctx, cfg)
+	rc, stop, err := embedded.Start(ctx, t.Logger(), Lines(t.out())) // first-run builds, above the step line
 	step.Done(err)
 	if err != nil {
 		return WithCode(ExitUnavailable, err)
 	}
-	t.Env, t.RESTConfig = env, env.RESTConfig()
+	t.RESTConfig, t.stop = rc, stop
 	return nil
 }
 
-// Close stops the embedded environment, if one was started.
+// Close stops the embedded environment, if Open started one.
 func (t *Target) Close() error {
-	if t.Env == nil {
+	if t.stop == nil {
 		return nil
 	}
 	step := Step(t.out(), "stopping the embedded local environment")
-	err := t.Env.Stop()
+	err := t.stop()
 	step.Done(err)
 	return err
 }

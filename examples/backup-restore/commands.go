@@ -18,7 +18,6 @@ import (
 
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/cli"
-	"github.com/cozystack/tenantkit/localenv"
 )
 
 // options are the flags shared by the commands, and where they print.
@@ -68,7 +67,7 @@ func (o *options) open(cmd *cobra.Command) (context.Context, context.CancelFunc,
 		return nil, nil, nil, cli.Usage("%s works on a real cluster: pass --kubeconfig (run without a subcommand for the embedded tour)", cmd.Name())
 	}
 	ctx, cancel := o.withTimeout(cmd.Context())
-	if err := o.target.Open(ctx, localenv.Config{}); err != nil {
+	if err := o.target.Open(ctx, nil); err != nil {
 		cancel()
 		return nil, nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"reflect"
 	"sort"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
@@ -63,11 +65,11 @@ spec: {selector: {app: web}, ports: [{port: 80}]}
 func runDemo(parent context.Context, o *options) error {
 	ctx, cancel := o.withTimeout(parent)
 	defer cancel()
-	if err := o.target.Open(ctx, localenv.Config{EtcdMembers: 1}); err != nil {
+	env, err := openEmbedded(ctx, &o.target, "etcd, kube-apiserver", localenv.Config{EtcdMembers: 1})
+	if err != nil {
 		return err
 	}
 	defer o.target.Close()
-	env := o.target.Env
 	kube, err := kubernetes.NewForConfig(o.target.RESTConfig)
 	if err != nil {
 		return err
@@ -317,4 +319,21 @@ func sortedKeys(m map[string]map[string]any) []string {
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}
+
+// openEmbedded opens target on the local environment of cfg (components
+// name what it starts, for the progress line) and returns the environment;
+// target.Close stops it.
+func openEmbedded(ctx context.Context, target *cli.Target, components string, cfg localenv.Config) (*localenv.Env, error) {
+	var env *localenv.Env
+	err := target.Open(ctx, &cli.Embedded{Components: components,
+		Start: func(ctx context.Context, log *slog.Logger, builds io.Writer) (*rest.Config, func() error, error) {
+			cfg.Logger, cfg.BuildProgress = log, builds
+			var err error
+			if env, err = localenv.Start(ctx, cfg); err != nil {
+				return nil, nil, err
+			}
+			return env.RESTConfig(), env.Stop, nil
+		}})
+	return env, err
 }

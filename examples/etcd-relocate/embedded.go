@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/etcdrelocate"
@@ -15,20 +18,24 @@ import (
 	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 )
 
+// simulatedCluster is what the embedded environment of a simulated cluster
+// starts, for the progress line.
+const simulatedCluster = "etcd, kube-apiserver, controller manager, scheduler, simulated nodes"
+
 // nodes of the embedded cluster: three hold the members, one stays free.
 var nodes = []localenv.NodeConfig{{Name: "node-a"}, {Name: "node-b"}, {Name: "node-c"}, {Name: "node-d"}}
 
 // runEmbedded starts the embedded environment with simulated nodes, creates
 // a tenant etcd, and relocates a member under a write load.
 func (o *options) runEmbedded(ctx context.Context) error {
-	if err := o.target.Open(ctx, localenv.Config{Cluster: &localenv.ClusterConfig{Nodes: nodes}}); err != nil {
+	env, err := openEmbedded(ctx, &o.target, simulatedCluster, localenv.Config{Cluster: &localenv.ClusterConfig{Nodes: nodes}})
+	if err != nil {
 		return err
 	}
 	defer o.target.Close()
-	env := o.target.Env
 	step := cli.Step(os.Stderr, "creating tenant etcd tenant-demo (StatefulSet layout, 3 members)")
 	// Keep node-c free while the members are placed, as the target.
-	err := env.Cluster().Cordon(ctx, "node-c")
+	err = env.Cluster().Cordon(ctx, "node-c")
 	var tn *etcdlayout.Tenant
 	if err == nil {
 		tn, err = etcdlayout.Start(ctx, env, etcdlayout.Config{Tenant: "demo"})
@@ -104,4 +111,21 @@ func (l *load) stop() etcdrelocatetest.LoadReport { return l.l.Stop() }
 
 func (l *load) verify(ctx context.Context, etcdc *clientv3.Client) error {
 	return l.l.Check(ctx, etcdc)
+}
+
+// openEmbedded opens target on the local environment of cfg (components
+// name what it starts, for the progress line) and returns the environment;
+// target.Close stops it.
+func openEmbedded(ctx context.Context, target *cli.Target, components string, cfg localenv.Config) (*localenv.Env, error) {
+	var env *localenv.Env
+	err := target.Open(ctx, &cli.Embedded{Components: components,
+		Start: func(ctx context.Context, log *slog.Logger, builds io.Writer) (*rest.Config, func() error, error) {
+			cfg.Logger, cfg.BuildProgress = log, builds
+			var err error
+			if env, err = localenv.Start(ctx, cfg); err != nil {
+				return nil, nil, err
+			}
+			return env.RESTConfig(), env.Stop, nil
+		}})
+	return env, err
 }

@@ -120,7 +120,7 @@ func (o *nodeOptions) run(ctx context.Context, fn func(context.Context, *etcdrel
 			return env.Cluster().DialContext(ctx, "tcp", addr)
 		}
 	} else {
-		if err := o.target.Open(ctx, localenv.Config{}); err != nil {
+		if err := o.target.Open(ctx, nil); err != nil {
 			return err
 		}
 		if !o.direct {
@@ -144,10 +144,10 @@ func (o *nodeOptions) demoFleet(ctx context.Context) (*localenv.Env, error) {
 	for _, n := range []string{"node-a", "node-b", "node-c", "node-d", "node-e"} {
 		ns = append(ns, localenv.NodeConfig{Name: n})
 	}
-	if err := o.target.Open(ctx, localenv.Config{Cluster: &localenv.ClusterConfig{Nodes: ns}}); err != nil {
+	env, err := openEmbedded(ctx, &o.target, simulatedCluster, localenv.Config{Cluster: &localenv.ClusterConfig{Nodes: ns}})
+	if err != nil {
 		return nil, err
 	}
-	env := o.target.Env
 	for i, on := range [][]string{{"node-a", "node-b", "node-c"}, {"node-a", "node-d", "node-e"}} {
 		step := cli.Step(os.Stderr, fmt.Sprintf("creating tenant etcd tenant-demo%d on %s", i+1, strings.Join(on, ", ")))
 		err := placeTenant(ctx, env, fmt.Sprintf("demo%d", i+1), on)

@@ -15,7 +15,7 @@ import (
 func TestExitCodes(t *testing.T) {
 	kc := exitcodetest.WriteKubeconfigs(t)
 	cluster := []string{"--namespace", "tenant-a", "--member", "etcd-1", "--to-node", "node-c"}
-	exitcodetest.Run(t, func(stdout *bytes.Buffer) *cobra.Command { return newCommand(&options{out: stdout}) }, []exitcodetest.Case{
+	exitcodetest.Run(t, cli.Execute, func(stdout *bytes.Buffer) *cobra.Command { return newCommand(&options{out: stdout}) }, []exitcodetest.Case{
 		{Name: "stray argument", Args: []string{"etcd-1"}, Code: cli.ExitUsage, First: `etcd-relocate: unknown command "etcd-1" for "etcd-relocate"`},
 		{Name: "unknown flag", Args: []string{"--no-such-flag"}, Code: cli.ExitUsage, First: "etcd-relocate: unknown flag: --no-such-flag"},
 		{Name: "negative timeout", Args: []string{"--timeout", "-5s"}, Code: cli.ExitUsage, First: `etcd-relocate: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},

@@ -62,7 +62,6 @@ import (
 
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/etcdrelocate"
-	"github.com/cozystack/tenantkit/localenv"
 )
 
 type options struct {
@@ -138,7 +137,7 @@ func (o *options) run(ctx context.Context) error {
 	if o.restoreNode == "" && (o.namespace == "" || o.member == "" || o.toNode == "") {
 		return cli.Usage("--kubeconfig needs --namespace, --member and --to-node")
 	}
-	if err := o.target.Open(ctx, localenv.Config{}); err != nil {
+	if err := o.target.Open(ctx, nil); err != nil {
 		return err
 	}
 	dial := etcdrelocate.DialFunc(nil)

@@ -15,7 +15,7 @@ import (
 // code and the first line of stderr of each.
 func TestExitCodes(t *testing.T) {
 	kc := exitcodetest.WriteKubeconfigs(t)
-	exitcodetest.Run(t, func(stdout *bytes.Buffer) *cobra.Command {
+	exitcodetest.Run(t, cli.Execute, func(stdout *bytes.Buffer) *cobra.Command {
 		return newCommand(&options{out: stdout, progress: io.Discard})
 	}, []exitcodetest.Case{
 		{Name: "stray argument", Args: []string{"extra"}, Code: cli.ExitUsage, First: `gpu-share: unknown command "extra" for "gpu-share"`},

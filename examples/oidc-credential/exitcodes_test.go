@@ -37,7 +37,7 @@ func TestExitCodes(t *testing.T) {
 	l.Close()
 	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	cache := []string{"--cache-dir", t.TempDir()}
-	exitcodetest.Run(t, func(stdout *bytes.Buffer) *cobra.Command { return newCommand(stdout, io.Discard) }, []exitcodetest.Case{
+	exitcodetest.Run(t, cli.Execute, func(stdout *bytes.Buffer) *cobra.Command { return newCommand(stdout, io.Discard) }, []exitcodetest.Case{
 		{Name: "no command", Args: nil, Code: cli.ExitUsage, First: "oidc-credential: a command is required: get-token, logout or kubeconfig"},
 		{Name: "stray argument", Args: []string{"nope"}, Code: cli.ExitUsage, First: `oidc-credential: unknown command "nope" for "oidc-credential"`},
 		{Name: "no issuer", Args: append([]string{"get-token"}, cache...), Code: cli.ExitUsage, First: "oidc-credential: credential: invalid configuration: IssuerURL and ClientID are required"},

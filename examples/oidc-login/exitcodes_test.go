@@ -15,7 +15,7 @@ import (
 func TestExitCodes(t *testing.T) {
 	kc := exitcodetest.WriteKubeconfigs(t)
 	cluster := []string{"--namespace", "tenant-a", "--cluster", "prod"}
-	exitcodetest.Run(t, func(stdout *bytes.Buffer) *cobra.Command { return newCommand(&options{out: stdout}) }, []exitcodetest.Case{
+	exitcodetest.Run(t, cli.Execute, func(stdout *bytes.Buffer) *cobra.Command { return newCommand(&options{out: stdout}) }, []exitcodetest.Case{
 		{Name: "stray argument", Args: []string{"etcd-1"}, Code: cli.ExitUsage, First: `oidc-login: unknown command "etcd-1" for "oidc-login"`},
 		{Name: "unknown flag", Args: []string{"--no-such-flag"}, Code: cli.ExitUsage, First: "oidc-login: unknown flag: --no-such-flag"},
 		{Name: "negative timeout", Args: []string{"--timeout", "-5s"}, Code: cli.ExitUsage, First: `oidc-login: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -36,11 +38,11 @@ type tenantCluster struct {
 }
 
 func (o *options) runLocal(ctx context.Context) error {
-	if err := o.target.Open(ctx, localenv.Config{EtcdMembers: 1, SkipAPIServer: true}); err != nil {
+	env, err := openEmbedded(ctx, &o.target, "etcd", localenv.Config{EtcdMembers: 1, SkipAPIServer: true})
+	if err != nil {
 		return err
 	}
 	defer o.target.Close()
-	env := o.target.Env
 
 	step := cli.Step(os.Stderr, "starting dex, the shared IdP, with one client per cluster")
 	dex, err := env.StartDex(ctx, localenv.DexConfig{
@@ -284,4 +286,21 @@ func bearerClient(api *localenv.APIServer, token string) *kubernetes.Clientset {
 
 func whoami(ctx context.Context, api *localenv.APIServer, token string) (*authenticationv1.SelfSubjectReview, error) {
 	return bearerClient(api, token).AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+}
+
+// openEmbedded opens target on the local environment of cfg (components
+// name what it starts, for the progress line) and returns the environment;
+// target.Close stops it.
+func openEmbedded(ctx context.Context, target *cli.Target, components string, cfg localenv.Config) (*localenv.Env, error) {
+	var env *localenv.Env
+	err := target.Open(ctx, &cli.Embedded{Components: components,
+		Start: func(ctx context.Context, log *slog.Logger, builds io.Writer) (*rest.Config, func() error, error) {
+			cfg.Logger, cfg.BuildProgress = log, builds
+			var err error
+			if env, err = localenv.Start(ctx, cfg); err != nil {
+				return nil, nil, err
+			}
+			return env.RESTConfig(), env.Stop, nil
+		}})
+	return env, err
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/cozystack"
-	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
@@ -23,7 +22,7 @@ import (
 // runRemote renders the OIDC artefacts of a real tenant cluster from its
 // Kubernetes application and its tenant's platform values.
 func (o *options) runRemote(ctx context.Context) error {
-	if err := o.target.Open(ctx, localenv.Config{}); err != nil {
+	if err := o.target.Open(ctx, nil); err != nil {
 		return err
 	}
 	defer o.target.Close()

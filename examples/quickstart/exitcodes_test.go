@@ -16,7 +16,7 @@ import (
 func TestExitCodes(t *testing.T) {
 	kc := exitcodetest.WriteKubeconfigs(t)
 	cluster := []string{"--namespace", "tenant-a", "--cluster", "prod"}
-	exitcodetest.Run(t, func(stdout *bytes.Buffer) *cobra.Command {
+	exitcodetest.Run(t, cli.Execute, func(stdout *bytes.Buffer) *cobra.Command {
 		return newCommand(&options{out: stdout, progress: io.Discard})
 	}, []exitcodetest.Case{
 		{Name: "stray argument", Args: []string{"etcd-1"}, Code: cli.ExitUsage, First: `quickstart: unknown command "etcd-1" for "quickstart"`},

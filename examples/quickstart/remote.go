@@ -13,7 +13,6 @@ import (
 	"github.com/cozystack/tenantkit/cozystack"
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/gpushare"
-	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/oidc"
 	"github.com/cozystack/tenantkit/ref"
 	"github.com/cozystack/tenantkit/tenant"
@@ -33,7 +32,7 @@ type remote struct {
 // runRemote checks a real tenant cluster, read-only.
 func (o *options) runRemote(ctx context.Context) error {
 	o.target.Out = o.progress
-	if err := o.target.Open(ctx, localenv.Config{}); err != nil {
+	if err := o.target.Open(ctx, nil); err != nil {
 		return err
 	}
 	defer o.target.Close()

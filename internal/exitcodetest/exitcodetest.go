@@ -1,6 +1,10 @@
 // Package exitcodetest runs the exit-code tables of the examples: each case
 // is a command line, the exit code it must end with and how the first line
 // of its stderr must start.
+//
+// It runs a command through the execute function its caller passes
+// (cli.Execute) and imports no package of tenantkit: an internal helper
+// sits below the public packages, never above them.
 package exitcodetest
 
 import (
@@ -13,8 +17,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
-
-	"github.com/cozystack/tenantkit/cli"
 )
 
 // Case is one command line of an example's exit-code table.
@@ -30,9 +32,12 @@ type Case struct {
 	First string
 }
 
-// Run runs each case through cli.Execute with a fresh command from
-// newCmd, its output and error output captured.
-func Run(t *testing.T, newCmd func(stdout *bytes.Buffer) *cobra.Command, cases []Case) {
+// Execute runs a command line and returns its exit code: cli.Execute.
+type Execute func(ctx context.Context, cmd *cobra.Command) int
+
+// Run runs each case through execute with a fresh command from newCmd,
+// its output and error output captured.
+func Run(t *testing.T, execute Execute, newCmd func(stdout *bytes.Buffer) *cobra.Command, cases []Case) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
@@ -45,7 +50,7 @@ func Run(t *testing.T, newCmd func(stdout *bytes.Buffer) *cobra.Command, cases [
 			cmd.SetArgs(tc.Args)
 			cmd.SetOut(&stdout)
 			cmd.SetErr(&stderr)
-			require.Equal(t, tc.Code, cli.Execute(ctx, cmd), stderr.String())
+			require.Equal(t, tc.Code, execute(ctx, cmd), stderr.String())
 			first, _, _ := strings.Cut(stderr.String(), "\n")
 			require.True(t, strings.HasPrefix(first, tc.First), "first line of stderr: %q, want it to start with %q", first, tc.First)
 		})
