@@ -89,7 +89,9 @@ bench: tools
 demo:
 	$(GO) run ./examples/quickstart
 
-## lint: go vet and staticcheck (pinned, run through go run)
+## lint: go vet, staticcheck (pinned, run through go run) and the exported API against
+## docs/api/surface.txt, each name added or removed since the last release named in CHANGELOG.md
 lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) test -count=1 ./internal/apisurface/

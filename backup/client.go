@@ -13,9 +13,9 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// DefaultNamespace is the namespace of Cozystack's Velero addon in a tenant
+// defaultNamespace is the namespace of Cozystack's Velero addon in a tenant
 // cluster.
-const DefaultNamespace = "cozy-velero"
+const defaultNamespace = "cozy-velero"
 
 // Config configures a Client. Velero and Clientset are required (New) or
 // built from a rest.Config (NewForConfig); the zero values of the other
@@ -27,7 +27,8 @@ type Config struct {
 	// Clientset reads the namespace's Secrets and Pods.
 	Clientset kubernetes.Interface
 	// Namespace is where Velero runs and keeps its objects. Default
-	// DefaultNamespace ("cozy-velero"); upstream Velero uses "velero".
+	// "cozy-velero", Cozystack's Velero addon's; upstream Velero uses
+	// "velero".
 	Namespace string
 	// PollInterval is how often the Wait methods read the object they wait
 	// for. Default 1s.
@@ -54,7 +55,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("%w: Velero and Clientset are required (NewForConfig builds them)", ErrInvalidConfig)
 	}
 	if cfg.Namespace == "" {
-		cfg.Namespace = DefaultNamespace
+		cfg.Namespace = defaultNamespace
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = time.Second

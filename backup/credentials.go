@@ -27,8 +27,8 @@ type Credentials struct {
 	SecretAccessKey string
 }
 
-// URL returns the S3 endpoint URL, https://Endpoint.
-func (c Credentials) URL() string { return "https://" + c.Endpoint }
+// url returns the S3 endpoint URL, https://Endpoint.
+func (c Credentials) url() string { return "https://" + c.Endpoint }
 
 // String describes the credentials without the secret key.
 func (c Credentials) String() string {
@@ -41,13 +41,13 @@ func CredentialsSecretName(bucket, user string) string {
 	return "bucket-" + bucket + "-" + user + "-credentials"
 }
 
-// BucketInfoSecretName returns the name of the COSI Secret of a Bucket
+// bucketInfoSecretName returns the name of the COSI Secret of a Bucket
 // user: bucket-<bucket>-<user>.
-func BucketInfoSecretName(bucket, user string) string { return "bucket-" + bucket + "-" + user }
+func bucketInfoSecretName(bucket, user string) string { return "bucket-" + bucket + "-" + user }
 
-// BucketInfoKey is the key of a COSI bucket-<bucket>-<user> Secret that
+// bucketInfoKey is the key of a COSI bucket-<bucket>-<user> Secret that
 // holds the BucketInfo JSON document.
-const BucketInfoKey = "BucketInfo"
+const bucketInfoKey = "BucketInfo"
 
 // BucketRef names a Cozystack Bucket user's credentials: the Bucket
 // Bucket in Namespace (the tenant namespace, such as tenant-demo), as
@@ -65,7 +65,7 @@ type BucketRef struct {
 // Secret Cozystack writes for ref's user, bucket-<bucket>-<user>-credentials
 // (keys bucketName, endpoint, accessKey, secretKey), or, when that Secret
 // does not exist, the COSI Secret bucket-<bucket>-<user> (key
-// BucketInfoKey, JSON). It returns ErrInvalidConfig for a ref with an
+// BucketInfo, JSON). It returns ErrInvalidConfig for a ref with an
 // empty field, ErrSecretNotFound when neither Secret exists, and a
 // *SecretError (ErrInvalidSecret) naming the Secret and key, never the
 // secret key, when the Secret it found is malformed. For an S3 store
@@ -84,7 +84,7 @@ func LoadCredentials(ctx context.Context, kube kubernetes.Interface, ref BucketR
 	if !apierrors.IsNotFound(err) {
 		return Credentials{}, fmt.Errorf("get secret %s/%s: %w", namespace, name, err)
 	}
-	cosi := BucketInfoSecretName(ref.Bucket, ref.User)
+	cosi := bucketInfoSecretName(ref.Bucket, ref.User)
 	s, err = secrets.Get(ctx, cosi, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return Credentials{}, fmt.Errorf("%w: neither %s/%s nor %s/%s exists", ErrSecretNotFound, namespace, name, namespace, cosi)
@@ -99,9 +99,9 @@ func LoadCredentials(ctx context.Context, kube kubernetes.Interface, ref BucketR
 // Cozystack writes for a Bucket user.
 func credentialsFromSecret(s *corev1.Secret) (Credentials, error) {
 	if s == nil {
-		return Credentials{}, &SecretError{Secret: "<nil>", Key: BucketInfoKey, Reason: "missing"}
+		return Credentials{}, &SecretError{Secret: "<nil>", Key: bucketInfoKey, Reason: "missing"}
 	}
-	if info, ok := s.Data[BucketInfoKey]; ok {
+	if info, ok := s.Data[bucketInfoKey]; ok {
 		return parseBucketInfo(s.Name, info)
 	}
 	return parseCredentialsSecret(s.Name, s.Data)
@@ -164,12 +164,12 @@ type bucketInfo struct {
 func parseBucketInfo(secretName string, data []byte) (Credentials, error) {
 	var info bucketInfo
 	if err := json.Unmarshal(data, &info); err != nil {
-		return Credentials{}, &SecretError{Secret: secretName, Key: BucketInfoKey, Reason: "not valid JSON: " + jsonErrorSummary(err)}
+		return Credentials{}, &SecretError{Secret: secretName, Key: bucketInfoKey, Reason: "not valid JSON: " + jsonErrorSummary(err)}
 	}
 	field := func(path, v string) (string, error) {
 		v = strings.TrimSpace(v)
 		if v == "" {
-			return "", &SecretError{Secret: secretName, Key: BucketInfoKey, Reason: path + " is missing or empty"}
+			return "", &SecretError{Secret: secretName, Key: bucketInfoKey, Reason: path + " is missing or empty"}
 		}
 		return v, nil
 	}
@@ -180,14 +180,14 @@ func parseBucketInfo(secretName string, data []byte) (Credentials, error) {
 	}
 	s3 := info.Spec.SecretS3
 	if s3 == nil {
-		return Credentials{}, &SecretError{Secret: secretName, Key: BucketInfoKey, Reason: "spec.secretS3 is missing"}
+		return Credentials{}, &SecretError{Secret: secretName, Key: bucketInfoKey, Reason: "spec.secretS3 is missing"}
 	}
 	endpoint, err := field("spec.secretS3.endpoint", s3.Endpoint)
 	if err != nil {
 		return Credentials{}, err
 	}
 	if c.Endpoint, err = bareHost(endpoint); err != nil {
-		return Credentials{}, &SecretError{Secret: secretName, Key: BucketInfoKey, Reason: "spec.secretS3.endpoint: " + err.Error()}
+		return Credentials{}, &SecretError{Secret: secretName, Key: bucketInfoKey, Reason: "spec.secretS3.endpoint: " + err.Error()}
 	}
 	if c.AccessKeyID, err = field("spec.secretS3.accessKeyID", s3.AccessKeyID); err != nil {
 		return Credentials{}, err

@@ -89,7 +89,7 @@ func TestLoadCredentials_fallsBackToCOSISecret(t *testing.T) {
 
 	_, err = kube.CoreV1().Secrets("tenant-a").Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "bucket-backups-velero"},
-		Data:       map[string][]byte{BucketInfoKey: []byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org","accessKeyID":"AK","accessSecretKey":"SK"}}}`)},
+		Data:       map[string][]byte{bucketInfoKey: []byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org","accessKeyID":"AK","accessSecretKey":"SK"}}}`)},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	got, err := LoadCredentials(ctx, kube, BucketRef{Namespace: "tenant-a", Bucket: "backups", User: "velero"})
@@ -110,7 +110,7 @@ func TestLoadCredentials_fallsBackToCOSISecret(t *testing.T) {
 // Secret by its BucketInfo key, the -credentials Secret by its four keys.
 func TestLoadCredentials_eitherSecret(t *testing.T) {
 	cosi := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bucket-backups-velero"},
-		Data: map[string][]byte{BucketInfoKey: []byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org:8443","accessKeyID":"AK","accessSecretKey":"SK"}}}`)}}
+		Data: map[string][]byte{bucketInfoKey: []byte(`{"spec":{"bucketName":"bucket-1","secretS3":{"endpoint":"https://s3.example.org:8443","accessKeyID":"AK","accessSecretKey":"SK"}}}`)}}
 	got, err := credentialsFromSecret(cosi)
 	require.NoError(t, err)
 	require.Equal(t, Credentials{Bucket: "bucket-1", Endpoint: "s3.example.org:8443", AccessKeyID: "AK", SecretAccessKey: "SK"}, got)
@@ -120,12 +120,12 @@ func TestLoadCredentials_eitherSecret(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "bucket-91bbb59f-7d0c", got.Bucket)
 
-	cosi.Data[BucketInfoKey] = []byte(`{"spec":{"bucketName":"bucket-1"}}`)
+	cosi.Data[bucketInfoKey] = []byte(`{"spec":{"bucketName":"bucket-1"}}`)
 	_, err = credentialsFromSecret(cosi)
 	var se *SecretError
 	require.ErrorAs(t, err, &se)
 	require.Equal(t, "bucket-backups-velero", se.Secret)
-	require.Equal(t, BucketInfoKey, se.Key)
+	require.Equal(t, bucketInfoKey, se.Key)
 
 	_, err = credentialsFromSecret(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "other"}})
 	require.ErrorIs(t, err, ErrInvalidSecret, "neither layout")

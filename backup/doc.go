@@ -174,8 +174,8 @@
 //
 // # Phases
 //
-// BackupTerminal and RestoreTerminal treat Completed, PartiallyFailed,
-// Failed and FailedValidation as final; New (or empty), Queued,
+// Completed, PartiallyFailed, Failed and FailedValidation are final (a
+// backup's, BackupTerminal, and a restore's alike); New (or empty), Queued,
 // ReadyToStart, InProgress, WaitingForPluginOperations…, Finalizing… and
 // Deleting are in flight. WaitBackup and WaitRestore return nil only for
 // Completed.

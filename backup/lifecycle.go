@@ -34,8 +34,8 @@ type BackupOptions struct {
 	Labels map[string]string
 }
 
-// BackupSpec returns the velero.io/v1 BackupSpec for o.
-func (o BackupOptions) BackupSpec() velerov1.BackupSpec {
+// backupSpec returns the velero.io/v1 BackupSpec for o.
+func (o BackupOptions) backupSpec() velerov1.BackupSpec {
 	spec := velerov1.BackupSpec{
 		IncludedNamespaces: o.IncludedNamespaces,
 		ExcludedNamespaces: o.ExcludedNamespaces,
@@ -58,7 +58,7 @@ func (c *Client) CreateBackup(ctx context.Context, o BackupOptions) (*velerov1.B
 	b := &velerov1.Backup{
 		TypeMeta:   metav1.TypeMeta{APIVersion: velerov1.SchemeGroupVersion.String(), Kind: "Backup"},
 		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: c.ns, Labels: o.Labels},
-		Spec:       o.BackupSpec(),
+		Spec:       o.backupSpec(),
 	}
 	var out velerov1.Backup
 	if err := c.create(ctx, "backups", b, &out); err != nil {

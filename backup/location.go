@@ -20,7 +20,8 @@ type LocationSpec struct {
 	Credentials Credentials
 	// Prefix is the folder inside the bucket. Default: the bucket root.
 	Prefix string
-	// Region is the S3 region. Default DefaultRegion.
+	// Region is the S3 region. Default "us-east-1" (S3-compatible stores
+	// ignore it; Velero's AWS plugin needs one).
 	Region string
 	// URL overrides the S3 URL Velero uses (default Credentials.URL()).
 	URL string
@@ -70,10 +71,10 @@ func (c *Client) ApplyLocation(ctx context.Context, spec LocationSpec) (*velerov
 		}
 	}
 	secretName := "bsl-" + spec.Name + "-credentials"
-	if err := c.applySecret(ctx, secretName, map[string][]byte{"cloud": []byte(CredentialsFile(spec.Credentials))}); err != nil {
+	if err := c.applySecret(ctx, secretName, map[string][]byte{"cloud": []byte(credentialsFile(spec.Credentials))}); err != nil {
 		return nil, err
 	}
-	cfg := LocationConfig(spec.Credentials, spec.Region)
+	cfg := locationConfig(spec.Credentials, spec.Region)
 	if spec.URL != "" {
 		cfg["s3Url"] = spec.URL
 	}
@@ -134,15 +135,6 @@ func (c *Client) applySecret(ctx context.Context, name string, data map[string][
 		return fmt.Errorf("apply secret %s: %w", name, err)
 	}
 	return nil
-}
-
-// Location returns the BackupStorageLocation called name.
-func (c *Client) Location(ctx context.Context, name string) (*velerov1.BackupStorageLocation, error) {
-	var bsl velerov1.BackupStorageLocation
-	if err := c.get(ctx, "backupstoragelocations", name, &bsl); err != nil {
-		return nil, fmt.Errorf("get location %s: %w", name, err)
-	}
-	return &bsl, nil
 }
 
 // Locations lists the BackupStorageLocations.

@@ -28,8 +28,8 @@ type ObjectStore interface {
 type Object struct {
 	// Key is the full object key.
 	Key string
-	// Name is the key relative to the listed prefix (in Store.Files, the
-	// file name inside the backup's folder).
+	// Name is the key relative to the listed prefix (in
+	// VerifyReport.Files, the file name inside the backup's folder).
 	Name string
 	// Size is the object's size in bytes.
 	Size int64

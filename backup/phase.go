@@ -15,16 +15,16 @@ func BackupTerminal(p velerov1.BackupPhase) bool {
 	return false
 }
 
-// BackupUsable reports whether a backup in phase p can be restored from:
+// backupUsable reports whether a backup in phase p can be restored from:
 // Completed or PartiallyFailed (check its results for the items that
 // failed).
-func BackupUsable(p velerov1.BackupPhase) bool {
+func backupUsable(p velerov1.BackupPhase) bool {
 	return p == velerov1.BackupPhaseCompleted || p == velerov1.BackupPhasePartiallyFailed
 }
 
-// RestoreTerminal reports whether a restore phase is final: Completed,
+// restoreTerminal reports whether a restore phase is final: Completed,
 // PartiallyFailed, Failed or FailedValidation.
-func RestoreTerminal(p velerov1.RestorePhase) bool {
+func restoreTerminal(p velerov1.RestorePhase) bool {
 	switch p {
 	case velerov1.RestorePhaseCompleted, velerov1.RestorePhasePartiallyFailed,
 		velerov1.RestorePhaseFailed, velerov1.RestorePhaseFailedValidation:

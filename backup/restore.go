@@ -108,7 +108,7 @@ func (c *Client) WaitRestore(ctx context.Context, name string, opts WaitOptions)
 			p.ItemsDone, p.ItemsTotal = pr.ItemsRestored, pr.TotalItems
 		}
 		report(opts.Progress, &seen, p)
-		return RestoreTerminal(last.Status.Phase), nil
+		return restoreTerminal(last.Status.Phase), nil
 	})
 	if err != nil {
 		if ctx.Err() != nil {

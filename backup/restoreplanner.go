@@ -67,7 +67,7 @@ func (s *Store) plan(ctx context.Context, name string, pl *planner) (*RestorePla
 	if _, err := newRestoreFilter(pl.spec, func(r string) string { return r }); err != nil {
 		return nil, err
 	}
-	files, err := s.Files(ctx, name)
+	files, err := s.files(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("plan restore of %s: %w", name, err)
 	}

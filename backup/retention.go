@@ -99,7 +99,7 @@ func PlanRetention(backups []velerov1.Backup, p Policy) (Plan, error) {
 			if len(seen) == r.n {
 				break
 			}
-			if !BackupUsable(velerov1.BackupPhase(d.Phase)) {
+			if !backupUsable(velerov1.BackupPhase(d.Phase)) {
 				continue
 			}
 			key, label := fmt.Sprint(i), "newest"
@@ -124,10 +124,10 @@ func PlanRetention(backups []velerov1.Backup, p Policy) (Plan, error) {
 		case !BackupTerminal(phase):
 			d.Reasons = []string{"in flight (" + d.Phase + ")"}
 			plan.Keep = append(plan.Keep, *d)
-		case !BackupUsable(phase) && !p.DeleteFailed:
+		case !backupUsable(phase) && !p.DeleteFailed:
 			d.Reasons = []string{"not usable (" + d.Phase + "); kept, set DeleteFailed to remove"}
 			plan.Keep = append(plan.Keep, *d)
-		case !BackupUsable(phase):
+		case !backupUsable(phase):
 			d.Reasons = []string{"not usable (" + d.Phase + ")"}
 			plan.Delete = append(plan.Delete, *d)
 		default:

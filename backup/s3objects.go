@@ -25,7 +25,8 @@ import (
 type S3Config struct {
 	// Credentials are the Bucket's credentials (see LoadCredentials).
 	Credentials Credentials
-	// Region is the S3 region. Default DefaultRegion.
+	// Region is the S3 region. Default "us-east-1" (S3-compatible stores
+	// ignore it; Velero's AWS plugin needs one).
 	Region string
 	// URL overrides the endpoint URL (default Credentials.URL(), that is
 	// https://<endpoint>); for example a proxy in front of the store.
@@ -60,10 +61,10 @@ func NewS3Objects(cfg S3Config) (*S3Objects, error) {
 		return nil, fmt.Errorf("%w: S3 needs a bucket, an endpoint and both keys", ErrInvalidConfig)
 	}
 	if cfg.Region == "" {
-		cfg.Region = DefaultRegion
+		cfg.Region = defaultRegion
 	}
 	if cfg.URL == "" {
-		cfg.URL = c.URL()
+		cfg.URL = c.url()
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 5

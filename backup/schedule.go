@@ -42,7 +42,7 @@ func (c *Client) CreateSchedule(ctx context.Context, o ScheduleOptions) (*velero
 		TypeMeta:   metav1.TypeMeta{APIVersion: velerov1.SchemeGroupVersion.String(), Kind: "Schedule"},
 		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: c.ns},
 		Spec: velerov1.ScheduleSpec{
-			Template: o.Template.BackupSpec(), Schedule: o.Cron, Paused: o.Paused, SkipImmediately: &skip,
+			Template: o.Template.backupSpec(), Schedule: o.Cron, Paused: o.Paused, SkipImmediately: &skip,
 		},
 	}
 	var out velerov1.Schedule

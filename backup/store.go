@@ -38,9 +38,6 @@ func NewStore(cfg StoreConfig) (*Store, error) {
 	return &Store{objects: cfg.Objects, prefix: cfg.Prefix}, nil
 }
 
-// Prefix returns the location prefix.
-func (s *Store) Prefix() string { return s.prefix }
-
 // key joins the prefix and parts into an object key.
 func (s *Store) key(parts ...string) string {
 	if s.prefix != "" {
@@ -68,16 +65,6 @@ func (s *Store) ListBackups(ctx context.Context) ([]string, error) {
 	return folders, nil
 }
 
-// ListRestores returns the names of the restores whose logs and results are
-// in the bucket, sorted.
-func (s *Store) ListRestores(ctx context.Context) ([]string, error) {
-	folders, err := s.objects.Folders(ctx, s.key("restores")+"/")
-	if err != nil {
-		return nil, fmt.Errorf("list restores: %w", err)
-	}
-	return folders, nil
-}
-
 // CheckPrefix lists the top level of the location prefix and returns a
 // *PrefixError (ErrInvalidPrefix) if it holds folders other than Velero's
 // own (backups, restores, restic, metadata, plugins, kopia): Velero marks
@@ -98,9 +85,9 @@ func (s *Store) CheckPrefix(ctx context.Context) error {
 	return nil
 }
 
-// Files lists the objects in backup name's folder, sorted by name. It
+// files lists the objects in backup name's folder, sorted by name. It
 // returns ErrNotFound when the folder is empty.
-func (s *Store) Files(ctx context.Context, name string) ([]Object, error) {
+func (s *Store) files(ctx context.Context, name string) ([]Object, error) {
 	prefix := s.key("backups", name) + "/"
 	out, err := s.objects.List(ctx, prefix)
 	if err != nil {

@@ -8,10 +8,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// DefaultRegion is the region written into Velero's settings when none is
+// defaultRegion is the region written into Velero's settings when none is
 // given; S3-compatible stores such as SeaweedFS ignore it, but the AWS
 // plugin needs one.
-const DefaultRegion = "us-east-1"
+const defaultRegion = "us-east-1"
 
 // DefaultLocationName is the name of the backup storage location the addon
 // values define.
@@ -24,7 +24,8 @@ type ValuesOptions struct {
 	// Default: the bucket root. It must be a relative path without "." or
 	// ".." segments; see ValidatePrefix.
 	Prefix string
-	// Region is the S3 region. Default DefaultRegion.
+	// Region is the S3 region. Default "us-east-1" (S3-compatible stores
+	// ignore it; Velero's AWS plugin needs one).
 	Region string
 	// LocationName names the backup storage location. Default
 	// DefaultLocationName.
@@ -84,16 +85,16 @@ func AddonValues(c Credentials, opts ValuesOptions) (Values, error) {
 		return Values{}, err
 	}
 	if opts.Region == "" {
-		opts.Region = DefaultRegion
+		opts.Region = defaultRegion
 	}
 	if opts.LocationName == "" {
 		opts.LocationName = DefaultLocationName
 	}
-	cfg := LocationConfig(c, opts.Region)
+	cfg := locationConfig(c, opts.Region)
 	return Values{Velero: VeleroValues{
 		Credentials: ChartCredentials{
 			UseSecret:      true,
-			SecretContents: map[string]string{"cloud": CredentialsFile(c)},
+			SecretContents: map[string]string{"cloud": credentialsFile(c)},
 		},
 		Configuration: ChartConfiguration{
 			BackupStorageLocation: []ChartLocation{{
@@ -107,18 +108,18 @@ func AddonValues(c Credentials, opts ValuesOptions) (Values, error) {
 	}}, nil
 }
 
-// LocationConfig returns the AWS plugin's BackupStorageLocation config for
+// locationConfig returns the AWS plugin's BackupStorageLocation config for
 // the credentials: region, s3ForcePathStyle "true" and s3Url.
-func LocationConfig(c Credentials, region string) map[string]string {
+func locationConfig(c Credentials, region string) map[string]string {
 	if region == "" {
-		region = DefaultRegion
+		region = defaultRegion
 	}
-	return map[string]string{"region": region, "s3ForcePathStyle": "true", "s3Url": c.URL()}
+	return map[string]string{"region": region, "s3ForcePathStyle": "true", "s3Url": c.url()}
 }
 
-// CredentialsFile returns the AWS shared credentials file (INI) Velero's AWS
+// credentialsFile returns the AWS shared credentials file (INI) Velero's AWS
 // plugin reads: a [default] profile with the access and secret keys.
-func CredentialsFile(c Credentials) string {
+func credentialsFile(c Credentials) string {
 	return fmt.Sprintf("[default]\naws_access_key_id=%s\naws_secret_access_key=%s\n", c.AccessKeyID, c.SecretAccessKey)
 }
 

@@ -149,7 +149,7 @@ func (r *VerifyReport) itemProblem(kind ProblemKind, file, item, format string, 
 // Verify returns the report and, when it lists problems, a *VerifyError
 // (ErrCorrupt). Errors reaching the bucket are returned as they are.
 func (s *Store) Verify(ctx context.Context, name string, opts VerifyOptions) (*VerifyReport, error) {
-	files, err := s.Files(ctx, name)
+	files, err := s.files(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", name, err)
 	}

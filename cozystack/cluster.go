@@ -45,9 +45,6 @@ func (c *Client) Cluster(r ref.Cluster) (*Cluster, error) {
 // Ref returns the cluster's reference; its methods give the derived names.
 func (cl *Cluster) Ref() ref.Cluster { return cl.ref }
 
-// Client returns the management-cluster client the handle uses.
-func (cl *Cluster) Client() *Client { return cl.c }
-
 // Kubernetes reads the cluster's Kubernetes application.
 func (cl *Cluster) Kubernetes(ctx context.Context) (*tenant.Kubernetes, error) {
 	return cl.c.Kubernetes(ctx, cl.ref)

@@ -17,22 +17,9 @@ import (
 
 // DialFunc opens a connection to a member's client address ("host:port", as
 // in its client URL). Set Config.Dial to reach members from outside the
-// cluster network: PortForwardDialer tunnels through the Kubernetes API,
-// ResolverDialer resolves the members' DNS names through a given DNS server.
+// cluster network: PortForwardDialer tunnels through the Kubernetes API.
 // TLS still verifies the member's DNS name, not the tunnel's address.
 type DialFunc func(ctx context.Context, addr string) (net.Conn, error)
-
-// ResolverDialer returns a DialFunc that resolves host names through the DNS
-// server at dnsAddr ("host:port") instead of the system resolver, for
-// example a cluster DNS reachable from where the library runs.
-func ResolverDialer(dnsAddr string) DialFunc {
-	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, network, dnsAddr)
-	}}
-	d := &net.Dialer{Resolver: r, Timeout: 5 * time.Second}
-	return func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
-}
 
 // connector builds etcd clients with the library's TLS and dialer.
 type connector struct {

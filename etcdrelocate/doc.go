@@ -20,7 +20,7 @@
 // alone. Config holds the Kubernetes clients (Kube, Dynamic) and how etcd
 // is reached (TLS, Dial, Endpoints); NewForConfig builds the clients from a
 // rest.Config. From outside the cluster network set Config.Dial to
-// PortForwardDialer (or ResolverDialer).
+// PortForwardDialer.
 //
 // Execute is resumable: every step works out from etcd and Kubernetes
 // whether its work is already done, and the run records where it is in a

@@ -227,13 +227,13 @@ func (e *RolledBackError) Error() string {
 // example program's command that makes it; NODE is the node of your
 // choice.
 func (e *RolledBackError) Restore() string {
-	return RestoreCommand(e.Namespace, e.Cluster)
+	return restoreCommand(e.Namespace, e.Cluster)
 }
 
-// RestoreCommand returns the call (and the example program's command) that
+// restoreCommand returns the call (and the example program's command) that
 // restores the replica a rolled-back relocation in namespace/cluster left
 // missing; NODE is the node of your choice.
-func RestoreCommand(namespace, cluster string) string {
+func restoreCommand(namespace, cluster string) string {
 	if cluster == "" {
 		cluster = DefaultCluster
 	}

@@ -99,7 +99,7 @@ func PlanEvacuationFor(f *Fleet, node string, opts EvacuationOptions) (*Evacuati
 	if f == nil {
 		return nil, errNil("*Fleet")
 	}
-	if node == "" || f.Node(node) == nil {
+	if node == "" || f.node(node) == nil {
 		return nil, fmt.Errorf("%w: node %q is not one of the cluster's nodes", ErrInvalidArgument, node)
 	}
 	p := &EvacuationPlan{Node: node, Options: opts}

@@ -43,8 +43,8 @@ type FleetCluster struct {
 	Err error
 }
 
-// Node returns the fleet's node of that name, or nil.
-func (f *Fleet) Node(name string) *Node { return nodeNamed(f.Nodes, name) }
+// node returns the fleet's node of that name, or nil.
+func (f *Fleet) node(name string) *Node { return nodeNamed(f.Nodes, name) }
 
 // Clusters lists every tenant etcd of the management cluster: each
 // v1alpha2 EtcdCluster (etcd-operator.cozystack.io) and each StatefulSet

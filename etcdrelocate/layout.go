@@ -80,25 +80,25 @@ func (l Layout) operatorManaged() bool { return l == LayoutEtcdMember || l == La
 const (
 	// DefaultCluster is the name Cozystack gives every tenant EtcdCluster.
 	DefaultCluster = "etcd"
-	// ClientTLSSecret holds the client certificate (CN root) the library
-	// uses; CATLSSecret holds the CA that signed the serving certificates.
-	ClientTLSSecret = "etcd-client-tls"
-	CATLSSecret     = "etcd-ca-tls"
+	// clientTLSSecret holds the client certificate (CN root) the library
+	// uses; caTLSSecret holds the CA that signed the serving certificates.
+	clientTLSSecret = "etcd-client-tls"
+	caTLSSecret     = "etcd-ca-tls"
 	// ServerTLSSecret and PeerTLSSecret hold the members' certificates,
 	// whose SANs must cover the member's DNS name.
 	ServerTLSSecret = "etcd-server-tls"
 	PeerTLSSecret   = "etcd-peer-tls"
-	// ClusterStateConfigMap is the aenix operator's ConfigMap with
+	// clusterStateConfigMap is the aenix operator's ConfigMap with
 	// ETCD_INITIAL_CLUSTER_STATE.
-	ClusterStateConfigMap = "etcd-cluster-state"
+	clusterStateConfigMap = "etcd-cluster-state"
 
-	// LabelV1alpha2Cluster selects a v1alpha2 cluster's pods and
-	// EtcdMembers; LabelV1alpha2Role=voter marks voters' pods.
-	LabelV1alpha2Cluster = "etcd-operator.cozystack.io/cluster"
-	LabelV1alpha2Role    = "etcd-operator.cozystack.io/role"
-	// AnnotationHeadlessService names the legacy headless Service of a
+	// labelV1alpha2Cluster selects a v1alpha2 cluster's pods and
+	// EtcdMembers; labelV1alpha2Role=voter marks voters' pods.
+	labelV1alpha2Cluster = "etcd-operator.cozystack.io/cluster"
+	labelV1alpha2Role    = "etcd-operator.cozystack.io/role"
+	// annotationHeadlessService names the legacy headless Service of a
 	// migrated member.
-	AnnotationHeadlessService = "etcd-operator.cozystack.io/headless-service-name"
+	annotationHeadlessService = "etcd-operator.cozystack.io/headless-service-name"
 
 	// peerPort and clientPort are etcd's ports in every layout.
 	peerPort   = "2380"
@@ -107,26 +107,26 @@ const (
 
 // API groups of the two operators.
 const (
-	GroupAenix     = "etcd.aenix.io"
+	groupAenix     = "etcd.aenix.io"
 	GroupCozystack = "etcd-operator.cozystack.io"
 )
 
-// PodHost is the DNS name of a member's pod under a headless Service:
+// podHost is the DNS name of a member's pod under a headless Service:
 // <pod>.<service>.<ns>.svc.
-func PodHost(pod, service, namespace string) string {
+func podHost(pod, service, namespace string) string {
 	return pod + "." + service + "." + namespace + ".svc"
 }
 
 // PodPeerURL is the peer URL the operators give the member running in pod:
 // https://<pod>.<service>.<ns>.svc:2380.
 func PodPeerURL(pod, service, namespace string) string {
-	return "https://" + net.JoinHostPort(PodHost(pod, service, namespace), peerPort)
+	return "https://" + net.JoinHostPort(podHost(pod, service, namespace), peerPort)
 }
 
 // PodClientURL is the client URL of the member running in pod:
 // https://<pod>.<service>.<ns>.svc:2379.
 func PodClientURL(pod, service, namespace string) string {
-	return "https://" + net.JoinHostPort(PodHost(pod, service, namespace), clientPort)
+	return "https://" + net.JoinHostPort(podHost(pod, service, namespace), clientPort)
 }
 
 // sameURL reports whether two peer or client URLs name the same endpoint

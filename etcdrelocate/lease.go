@@ -38,9 +38,9 @@ import (
 // synchronously (a conditional Update that only succeeds if nobody took the
 // lease meanwhile) or stops with ErrLeaseLost.
 
-// DefaultLeaseDuration is the Lease duration when Config.LeaseDuration is
+// defaultLeaseDuration is the Lease duration when Config.LeaseDuration is
 // zero.
-const DefaultLeaseDuration = 30 * time.Second
+const defaultLeaseDuration = 30 * time.Second
 
 // leaseName is the Lease of a cluster's relocations (the checkpoint
 // ConfigMap has the same name).
@@ -181,7 +181,7 @@ func (r *Relocator) takeLease(ctx context.Context, ns, name string, onLost func(
 func (r *Relocator) leaseDuration() time.Duration {
 	d := r.cfg.LeaseDuration
 	if d <= 0 {
-		d = DefaultLeaseDuration
+		d = defaultLeaseDuration
 	}
 	return max(d.Round(time.Second), 3*time.Second)
 }

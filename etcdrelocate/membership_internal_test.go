@@ -116,7 +116,7 @@ func TestMembershipAgainstEtcd(t *testing.T) {
 		require.Len(t, v.members, 3)
 		s := &State{Members: v.members, Alarms: v.alarms, HashRevision: v.hashRev}
 		require.NotZero(t, s.Leader())
-		require.NotZero(t, s.ClusterID())
+		require.NotZero(t, s.clusterID())
 		require.NotZero(t, v.hashRev)
 		for _, m := range v.members {
 			require.NotNil(t, m.Status, m.StatusError)

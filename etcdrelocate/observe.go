@@ -68,7 +68,7 @@ func (r *Relocator) endpoints(kv *kubeView, namespace string) []string {
 func join(s *State, kv *kubeView) {
 	for i := range kv.pods {
 		p := &kv.pods[i]
-		m := s.MemberByPeerURL(expectedPeerURL(p, kv.service))
+		m := s.memberByPeerURL(expectedPeerURL(p, kv.service))
 		if m == nil {
 			continue
 		}

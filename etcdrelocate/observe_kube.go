@@ -78,7 +78,7 @@ func (r *Relocator) observeStatefulSet(ctx context.Context, ns, cluster string, 
 	}
 	kv.workload = Workload{Kind: "StatefulSet", Name: sts.Name, Replicas: replicas, ReadyReplicas: int(sts.Status.ReadyReplicas),
 		CurrentRevision: sts.Status.CurrentRevision, UpdateRevision: sts.Status.UpdateRevision, ServiceName: sts.Spec.ServiceName}
-	if cm, err := r.cfg.Kube.CoreV1().ConfigMaps(ns).Get(ctx, ClusterStateConfigMap, metav1.GetOptions{}); err == nil {
+	if cm, err := r.cfg.Kube.CoreV1().ConfigMaps(ns).Get(ctx, clusterStateConfigMap, metav1.GetOptions{}); err == nil {
 		kv.workload.InitialClusterState = cm.Data["ETCD_INITIAL_CLUSTER_STATE"]
 	}
 	sel, err := metav1.LabelSelectorAsSelector(sts.Spec.Selector)
@@ -112,7 +112,7 @@ func (r *Relocator) observeV1alpha2(ctx context.Context, ns, cluster string, kv 
 	ready, _, _ := unstructured.NestedInt64(ec.Object, "status", "readyMembers")
 	kv.workload = Workload{Kind: "EtcdCluster", Name: cluster, Replicas: int(replicas), ReadyReplicas: int(ready),
 		Progressing: conditionTrue(ec, "Progressing")}
-	sel := LabelV1alpha2Cluster + "=" + cluster
+	sel := labelV1alpha2Cluster + "=" + cluster
 	members, err := r.cfg.Dynamic.Resource(gvrEtcdMember).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
 		return false, fmt.Errorf("list etcdmembers: %w", err)
@@ -123,7 +123,7 @@ func (r *Relocator) observeV1alpha2(ctx context.Context, ns, cluster string, kv 
 			pod = m.GetName()
 		}
 		kv.etcdMembers[pod] = m.GetName()
-		if svc := m.GetAnnotations()[AnnotationHeadlessService]; svc != "" {
+		if svc := m.GetAnnotations()[annotationHeadlessService]; svc != "" {
 			kv.layout, kv.service = LayoutMigrated, svc
 		}
 	}

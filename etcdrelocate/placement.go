@@ -53,15 +53,15 @@ func (pl *placer) choose(s *State, member string) (string, string) {
 	for _, o := range s.Members {
 		holds[o.Node()] = true
 		if o.ID != m.ID {
-			if n := pl.f.Node(o.Node()); n != nil {
-				zones[n.Zone()]++
+			if n := pl.f.node(o.Node()); n != nil {
+				zones[n.zone()]++
 			}
 		}
 	}
 	for _, n := range pl.taken[c] {
 		holds[n] = true
-		if node := pl.f.Node(n); node != nil {
-			zones[node.Zone()]++
+		if node := pl.f.node(n); node != nil {
+			zones[node.zone()]++
 		}
 	}
 	var sched Scheduling
@@ -82,7 +82,7 @@ func (pl *placer) choose(s *State, member string) (string, string) {
 	}
 	sort.SliceStable(eligible, func(i, j int) bool {
 		a, b := eligible[i], eligible[j]
-		if za, zb := zones[a.Zone()], zones[b.Zone()]; za != zb {
+		if za, zb := zones[a.zone()], zones[b.zone()]; za != zb {
 			return za < zb
 		}
 		if la, lb := pl.load[a.Name], pl.load[b.Name]; la != lb {

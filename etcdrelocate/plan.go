@@ -120,7 +120,7 @@ func PlanFor(s *State, req Request) (*Plan, error) {
 		Cluster:    s.Cluster,
 		Layout:     s.Layout,
 		TargetNode: req.TargetNode,
-		ClusterID:  s.ClusterID(),
+		ClusterID:  s.clusterID(),
 		Voters:     len(s.Voters()),
 		Warnings:   warns,
 		Options:    req.Options,

@@ -76,7 +76,7 @@ func checkVoters(s *State, fail failFunc) {
 	}
 	for _, m := range voters {
 		switch {
-		case !m.Started():
+		case !m.started():
 			fail("members", ErrMemberDown, "voter %s (%s) has never started", m.Label(), FormatID(m.ID))
 		case m.Status == nil:
 			fail("members", ErrMemberDown, "voter %s (%s) does not answer: %s", m.Label(), FormatID(m.ID), m.StatusError)
@@ -85,7 +85,7 @@ func checkVoters(s *State, fail failFunc) {
 }
 
 func checkStatuses(s *State, req Request, fail failFunc) {
-	if s.ClusterID() == 0 && anyStatus(s) {
+	if s.clusterID() == 0 && anyStatus(s) {
 		fail("cluster-id", ErrClusterIDMismatch, "members report different cluster IDs")
 	}
 	leader := s.Leader()
@@ -289,7 +289,7 @@ func checkWorkload(s *State, fail failFunc) {
 		}
 		if w.InitialClusterState != "" && w.InitialClusterState != "existing" {
 			fail("workload", ErrRolloutInProgress, "%s has ETCD_INITIAL_CLUSTER_STATE=%s; a fresh member would bootstrap a new cluster",
-				ClusterStateConfigMap, w.InitialClusterState)
+				clusterStateConfigMap, w.InitialClusterState)
 		}
 	}
 	if w.Kind == "EtcdCluster" && w.Progressing {

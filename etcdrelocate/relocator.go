@@ -32,7 +32,7 @@ type Config struct {
 	TLS *tls.Config
 	// Dial connects to a member's client address. Default: a direct TCP
 	// connection, which works in the cluster network (pod DNS). From
-	// outside use PortForwardDialer or ResolverDialer.
+	// outside use PortForwardDialer.
 	Dial DialFunc
 	// Endpoints overrides the etcd client endpoints used to reach the
 	// cluster. Default: the members' client URLs
@@ -53,8 +53,7 @@ type Config struct {
 	// LeaseDuration is how long the Lease stays valid without renewal
 	// (renewed every third of it; whole seconds, at least 3 s). A run that
 	// died is taken over once its Lease has not been renewed for this long.
-	// Keep Timeouts.Call at most a third of it. Default
-	// DefaultLeaseDuration (30 s).
+	// Keep Timeouts.Call at most a third of it. Default 30 s.
 	LeaseDuration time.Duration
 }
 

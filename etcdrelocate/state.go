@@ -164,8 +164,8 @@ type Node struct {
 	Taints []corev1.Taint
 }
 
-// Zone returns the node's topology.kubernetes.io/zone label, "" if none.
-func (n Node) Zone() string { return n.Labels[corev1.LabelTopologyZone] }
+// zone returns the node's topology.kubernetes.io/zone label, "" if none.
+func (n Node) zone() string { return n.Labels[corev1.LabelTopologyZone] }
 
 // Workload is what owns the members' pods.
 type Workload struct {
@@ -210,9 +210,9 @@ type Certificate struct {
 	ClientAuth bool
 }
 
-// Started reports whether the member has started at least once (etcd then
+// started reports whether the member has started at least once (etcd then
 // knows its name).
-func (m Member) Started() bool { return m.Name != "" }
+func (m Member) started() bool { return m.Name != "" }
 
 // Voter reports whether the member votes.
 func (m Member) Voter() bool { return !m.IsLearner }
@@ -295,9 +295,9 @@ func (s *State) Leader() uint64 {
 	return leader
 }
 
-// ClusterID returns the cluster ID if every member that answered agrees on
+// clusterID returns the cluster ID if every member that answered agrees on
 // one, else 0.
-func (s *State) ClusterID() uint64 {
+func (s *State) clusterID() uint64 {
 	var id uint64
 	for _, m := range s.Members {
 		if m.Status == nil {
@@ -321,8 +321,8 @@ func (s *State) MemberByID(id uint64) *Member {
 	return nil
 }
 
-// MemberByPeerURL returns the member with the peer URL, or nil.
-func (s *State) MemberByPeerURL(u string) *Member {
+// memberByPeerURL returns the member with the peer URL, or nil.
+func (s *State) memberByPeerURL(u string) *Member {
 	for i := range s.Members {
 		for _, p := range s.Members[i].PeerURLs {
 			if sameURL(p, u) {

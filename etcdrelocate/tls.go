@@ -15,17 +15,17 @@ import (
 // cert-manager Secrets: the client certificate of etcd-client-tls and the CA
 // of etcd-ca-tls (ca.crt, else tls.crt).
 func tlsFromSecrets(ctx context.Context, kube kubernetes.Interface, namespace string) (*tls.Config, error) {
-	client, err := kube.CoreV1().Secrets(namespace).Get(ctx, ClientTLSSecret, metav1.GetOptions{})
+	client, err := kube.CoreV1().Secrets(namespace).Get(ctx, clientTLSSecret, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("etcd client TLS: %w", err)
 	}
-	ca, err := kube.CoreV1().Secrets(namespace).Get(ctx, CATLSSecret, metav1.GetOptions{})
+	ca, err := kube.CoreV1().Secrets(namespace).Get(ctx, caTLSSecret, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("etcd client TLS: %w", err)
 	}
 	cert, err := tls.X509KeyPair(client.Data["tls.crt"], client.Data["tls.key"])
 	if err != nil {
-		return nil, fmt.Errorf("etcd client TLS: secret %s: %w", ClientTLSSecret, err)
+		return nil, fmt.Errorf("etcd client TLS: secret %s: %w", clientTLSSecret, err)
 	}
 	caPEM := ca.Data["ca.crt"]
 	if len(caPEM) == 0 {
@@ -33,7 +33,7 @@ func tlsFromSecrets(ctx context.Context, kube kubernetes.Interface, namespace st
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(caPEM) {
-		return nil, fmt.Errorf("etcd client TLS: secret %s holds no CA certificate", CATLSSecret)
+		return nil, fmt.Errorf("etcd client TLS: secret %s holds no CA certificate", caTLSSecret)
 	}
 	return &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }

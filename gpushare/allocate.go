@@ -9,19 +9,20 @@ import (
 
 // Annotations returns the pod annotations HAMi's scheduler writes when it
 // decides this placement (at Filter time): the node, the decision's Unix
-// time, and the allocation string (Written) in both -to-allocate and
+// time, and the allocation string HAMi writes (the entries of the
+// containers that got GPUs, see EmptyEntries) in both -to-allocate and
 // -allocated.
 func (p Placement) Annotations(now time.Time) map[string]string {
-	alloc := EncodePodDevices(p.Written())
+	alloc := EncodePodDevices(p.written())
 	return map[string]string{
 		AnnotationNode:       p.Node,
-		AnnotationTime:       strconv.FormatInt(now.Unix(), 10),
+		annotationTime:       strconv.FormatInt(now.Unix(), 10),
 		AnnotationToAllocate: alloc,
 		AnnotationAllocated:  alloc,
 	}
 }
 
-// Written returns the allocation as HAMi writes it: the entries of the
+// written returns the allocation as HAMi writes it: the entries of the
 // containers that got GPUs, in order, and an empty entry for a GPU-less
 // container only when EmptyEntries is set. HAMi's scoreNode appends those
 // placeholders under the node's device types (the models) while
@@ -30,7 +31,7 @@ func (p Placement) Annotations(now time.Time) map[string]string {
 // on a node that registers a device of type exactly "NVIDIA". HAMi then
 // reads the entries by position: the first InitContainers are taken as
 // init containers' (see Ledger.SetPod).
-func (p Placement) Written() PodAllocation {
+func (p Placement) written() PodAllocation {
 	if p.EmptyEntries {
 		return p.Containers
 	}
@@ -112,7 +113,7 @@ func (l *Ledger) commitLocked(p Placement, check bool) error {
 			return err
 		}
 	}
-	ps := &podState{podKey: key, node: p.Node, alloc: p.Written(),
+	ps := &podState{podKey: key, node: p.Node, alloc: p.written(),
 		initCount: p.InitContainers, ctrCount: len(p.Containers)}
 	ps.contrib = contributions(ps, l.cfg.CollapseInitContainers)
 	for _, c := range ps.contrib {

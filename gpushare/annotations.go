@@ -11,18 +11,13 @@ const (
 	// AnnotationCordon lists GPU UUIDs excluded from new allocations
 	// (HAMi v2.10, see DecodeCordon).
 	AnnotationCordon = "hami.io/device-cordon"
-	// AnnotationPairScore holds NVLink/PCIe pair scores; gpushare does not
-	// use it.
-	AnnotationPairScore = "hami.io/node-nvidia-score"
-	// AnnotationNodeLock is the per-node bind lock.
-	AnnotationNodeLock = "hami.io/mutex.lock"
 
 	// AnnotationNode is the pod annotation (and label) naming the node the
 	// scheduler chose.
 	AnnotationNode = "hami.io/vgpu-node"
-	// AnnotationTime is the pod annotation with the Unix time of the
+	// annotationTime is the pod annotation with the Unix time of the
 	// scheduler's decision.
-	AnnotationTime = "hami.io/vgpu-time"
+	annotationTime = "hami.io/vgpu-time"
 	// AnnotationToAllocate is the allocation string the device plugin
 	// consumes container by container (see DecodePodDevices).
 	AnnotationToAllocate = "hami.io/vgpu-devices-to-allocate"
@@ -31,8 +26,6 @@ const (
 	AnnotationAllocated = "hami.io/vgpu-devices-allocated"
 	// AnnotationBindPhase is the pod's bind phase (see ParseBindPhase).
 	AnnotationBindPhase = "hami.io/bind-phase"
-	// AnnotationBindTime is the Unix time of the bind.
-	AnnotationBindTime = "hami.io/bind-time"
 
 	// AnnotationUseGPUType restricts a pod to GPUs whose type contains one
 	// of the comma-separated entries (case-insensitive).

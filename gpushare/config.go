@@ -59,10 +59,10 @@ type Config struct {
 	// PodRequest.Warnings.
 	StrictRequests bool
 
-	// NodePolicy is the default node policy ("" means DefaultNodePolicy,
+	// NodePolicy is the default node policy ("" means HAMi's default,
 	// binpack).
 	NodePolicy NodePolicy
-	// GPUPolicy is the default GPU policy ("" means DefaultGPUPolicy,
+	// GPUPolicy is the default GPU policy ("" means HAMi's default,
 	// spread).
 	GPUPolicy GPUPolicy
 
@@ -101,10 +101,10 @@ func (c Config) withDefaults() (Config, error) {
 		c.MemoryFactor = defaultMemoryFactor
 	}
 	if c.NodePolicy == "" {
-		c.NodePolicy = DefaultNodePolicy
+		c.NodePolicy = defaultNodePolicy
 	}
 	if c.GPUPolicy == "" {
-		c.GPUPolicy = DefaultGPUPolicy
+		c.GPUPolicy = defaultGPUPolicy
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -17,12 +17,12 @@ const (
 	// DefaultDeviceCores is the compute a GPU registers before
 	// deviceCoreScaling: a whole card, in percent (Device.Cores).
 	DefaultDeviceCores = 100
-	// DefaultNodePolicy is
+	// defaultNodePolicy is
 	// scheduler.defaultSchedulerPolicy.nodeSchedulerPolicy.
-	DefaultNodePolicy = NodeBinpack
-	// DefaultGPUPolicy is
+	defaultNodePolicy = NodeBinpack
+	// defaultGPUPolicy is
 	// scheduler.defaultSchedulerPolicy.gpuSchedulerPolicy.
-	DefaultGPUPolicy = GPUSpread
+	defaultGPUPolicy = GPUSpread
 )
 
 // Scheduler defaults only Config reads.

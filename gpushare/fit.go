@@ -27,7 +27,7 @@ type Placement struct {
 	InitContainers int
 	// EmptyEntries says HAMi writes an empty entry for each GPU-less
 	// container: the node registers a device of type exactly "NVIDIA"
-	// (see Written). Fit sets it.
+	// (HAMi's allocation string then lists them). Fit sets it.
 	EmptyEntries bool
 }
 
@@ -47,7 +47,7 @@ type plan struct {
 }
 
 func (l *Ledger) compile(req *PodRequest) (plan, error) {
-	if err := req.Validate(); err != nil {
+	if err := req.validate(); err != nil {
 		return plan{}, err
 	}
 	p := plan{req: req, nodePolicy: l.cfg.NodePolicy, weights: req.Weights,
@@ -134,7 +134,8 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // chosen by the node policy among those where every container fits, and
 // for each container the GPUs chosen by the GPU policy. When nothing fits
 // it returns a *FitError saying what blocks the pod, then why per node and
-// per GPU. Requests are checked by PodRequest.Validate.
+// per GPU. It checks the request's ranges first (errors wrap
+// ErrInvalidRequest).
 func (l *Ledger) Fit(req PodRequest) (Placement, error) {
 	p, err := l.compile(&req)
 	if err != nil {

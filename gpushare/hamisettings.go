@@ -21,10 +21,10 @@ type HAMiSettings struct {
 	// DefaultDeviceCoreScaling, 1).
 	CoreScaling float64
 	// NodePolicy is scheduler.defaultSchedulerPolicy.nodeSchedulerPolicy
-	// (default DefaultNodePolicy, binpack).
+	// (default binpack).
 	NodePolicy NodePolicy
 	// GPUPolicy is scheduler.defaultSchedulerPolicy.gpuSchedulerPolicy
-	// (default DefaultGPUPolicy, spread).
+	// (default spread).
 	GPUPolicy GPUPolicy
 	// Resources are resourceName, resourceMem, resourceMemPercentage and
 	// resourceCores (default nvidia.com/gpu, gpumem, gpumem-percentage,
@@ -116,10 +116,10 @@ func (s HAMiSettings) withDefaults() (HAMiSettings, error) {
 		s.CoreScaling = DefaultDeviceCoreScaling
 	}
 	if s.NodePolicy == "" {
-		s.NodePolicy = DefaultNodePolicy
+		s.NodePolicy = defaultNodePolicy
 	}
 	if s.GPUPolicy == "" {
-		s.GPUPolicy = DefaultGPUPolicy
+		s.GPUPolicy = defaultGPUPolicy
 	}
 	if s.SplitCount < 0 || s.MemoryScaling < 0 || s.CoreScaling < 0 {
 		return s, fmt.Errorf("%w: negative split count or scaling", ErrInvalidConfig)

@@ -76,10 +76,10 @@ func (r *PodRequest) GPUs() int {
 
 func (r *PodRequest) key() string { return r.Namespace + "/" + r.Name }
 
-// Validate checks r's ranges: counts, memory and cores not negative,
+// validate checks r's ranges: counts, memory and cores not negative,
 // percentages and cores at most 100, and policies HAMi knows. Errors wrap
 // ErrInvalidRequest.
-func (r *PodRequest) Validate() error {
+func (r *PodRequest) validate() error {
 	if r.GPUs() == 0 {
 		return &RequestError{Pod: r.key(), Resource: ResourceGPU, Reason: "no container asks for a GPU"}
 	}

@@ -208,7 +208,7 @@ func systemConfigText(c ref.Cluster, issuer string, ca []byte, apiVersion string
 			fmt.Fprintf(&b, "      %s", strings.TrimRight(line, "\n")+"\n")
 		}
 	}
-	fmt.Fprintf(&b, "  claimValidationRules:\n  - expression: '%s'\n    message: \"%s\"\n", TenantGroupsGate(c), TenantGroupsMessage(c))
+	fmt.Fprintf(&b, "  claimValidationRules:\n  - expression: '%s'\n    message: \"%s\"\n", TenantGroupsGate(c), tenantGroupsMessage(c))
 	b.WriteString("  claimMappings:\n    username:\n      claim: email\n      prefix: \"\"\n    groups:\n      claim: groups\n      prefix: \"\"\n")
 	return []byte(b.String())
 }
@@ -251,7 +251,7 @@ func JWTAuthenticator(c ref.Cluster, issuerURL string, caPEM []byte) apiserver.J
 		},
 		ClaimValidationRules: []apiserver.ClaimValidationRule{{
 			Expression: TenantGroupsGate(c),
-			Message:    TenantGroupsMessage(c),
+			Message:    tenantGroupsMessage(c),
 		}},
 		ClaimMappings: apiserver.ClaimMappings{
 			Username: apiserver.PrefixedClaimOrExpression{Claim: "email", Prefix: &empty},

@@ -9,10 +9,10 @@ import (
 	"unsafe"
 )
 
-// DefaultTokenCacheTTL is how long a verified token is answered from the
+// defaultTokenCacheTTL is how long a verified token is answered from the
 // cache at most: kube-apiserver's own success cache TTL
 // (TokenSuccessCacheTTL, which, unlike this cache, ignores exp).
-const DefaultTokenCacheTTL = 10 * time.Second
+const defaultTokenCacheTTL = 10 * time.Second
 
 // TokenCacheConfig configures the verified-token cache: a token Verify
 // accepted is answered from memory, without the signature check, until
@@ -29,7 +29,7 @@ type TokenCacheConfig struct {
 	// 0 turns the cache off.
 	Size int
 	// MaxTTL bounds how long a token is answered from the cache. Default
-	// DefaultTokenCacheTTL.
+	// 10s, kube-apiserver's own success cache TTL.
 	MaxTTL time.Duration
 }
 
@@ -57,7 +57,7 @@ func newTokenCache(cfg TokenCacheConfig) *tokenCache {
 		return nil
 	}
 	if cfg.MaxTTL <= 0 {
-		cfg.MaxTTL = DefaultTokenCacheTTL
+		cfg.MaxTTL = defaultTokenCacheTTL
 	}
 	return &tokenCache{size: cfg.Size, ttl: cfg.MaxTTL, entries: make(map[[sha256.Size]byte]*cacheEntry, cfg.Size)}
 }

@@ -95,7 +95,7 @@ func EncodeAuthenticationConfiguration(cfg *apiserver.AuthenticationConfiguratio
 	if gv != APIVersionV1 && gv != APIVersionV1Beta1 {
 		return nil, invalidf("cannot render API version %s", gv)
 	}
-	if err := ValidateAuthenticationConfiguration(cfg); err != nil {
+	if err := validateAuthenticationConfiguration(cfg); err != nil {
 		return nil, err
 	}
 	out, err := scheme.ConvertToVersion(cfg.DeepCopy(), gv)
@@ -156,17 +156,17 @@ func ParseAuthenticationConfiguration(data []byte) (*apiserver.AuthenticationCon
 	if !ok || cfg == nil {
 		return nil, invalidf("expected AuthenticationConfiguration, got %T", obj)
 	}
-	if err := ValidateAuthenticationConfiguration(cfg); err != nil {
+	if err := validateAuthenticationConfiguration(cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
 }
 
-// ValidateAuthenticationConfiguration runs k8s.io/apiserver's validation,
+// validateAuthenticationConfiguration runs k8s.io/apiserver's validation,
 // CEL compilation included, on cfg. disallowedIssuers are the apiserver's
 // --service-account-issuer values, which no JWT issuer may reuse. The
 // error is a *ConfigError.
-func ValidateAuthenticationConfiguration(cfg *apiserver.AuthenticationConfiguration, disallowedIssuers ...string) error {
+func validateAuthenticationConfiguration(cfg *apiserver.AuthenticationConfiguration, disallowedIssuers ...string) error {
 	if cfg == nil {
 		return invalidf("nil authentication configuration")
 	}

@@ -22,9 +22,9 @@ import (
 // initialized"); VerifierConfig.BackgroundDiscovery does the same, the
 // default is to fail NewVerifier.
 
-// DefaultDiscoveryRetryInterval is the longest wait between background
+// defaultDiscoveryRetryInterval is the longest wait between background
 // discovery attempts: the apiserver's polling period.
-const DefaultDiscoveryRetryInterval = 10 * time.Second
+const defaultDiscoveryRetryInterval = 10 * time.Second
 
 const maxDiscoveryBytes = 1 << 20
 

@@ -9,16 +9,17 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// KeycloakAPIVersion is the API of the EDP Keycloak operator
+// keycloakAPIVersion is the API of the EDP Keycloak operator
 // (github.com/epam/edp-keycloak-operator) that Cozystack runs.
-const KeycloakAPIVersion = "v1.edp.epam.com/v1"
+const keycloakAPIVersion = "v1.edp.epam.com/v1"
 
 // The localhost redirect URIs kubectl oidc-login listens on.
 var loginRedirectURIs = []string{"http://localhost:8000", "http://localhost:18000"}
 
 // RealmRef points an EDP object at its realm.
 type RealmRef struct {
-	// Name is the realm object's name (SystemRealmRef for the platform).
+	// Name is the realm object's name ("keycloakrealm-cozy" for the
+	// platform's).
 	Name string `json:"name"`
 	// Kind is the realm object's kind, ClusterKeycloakRealm.
 	Kind string `json:"kind"`
@@ -104,12 +105,12 @@ type ProtocolMapper struct {
 // it carries no labels.
 func NewKeycloakClient(c ref.Cluster) KeycloakClient {
 	return KeycloakClient{
-		TypeMeta:   metav1.TypeMeta{APIVersion: KeycloakAPIVersion, Kind: "KeycloakClient"},
+		TypeMeta:   metav1.TypeMeta{APIVersion: keycloakAPIVersion, Kind: "KeycloakClient"},
 		ObjectMeta: metav1.ObjectMeta{Name: c.ClientID(), Namespace: c.Namespace},
 		Spec: KeycloakClientSpec{
 			ClientID:                c.ClientID(),
 			Name:                    c.ClientID(),
-			RealmRef:                RealmRef{Name: SystemRealmRef, Kind: "ClusterKeycloakRealm"},
+			RealmRef:                RealmRef{Name: systemRealmRef, Kind: "ClusterKeycloakRealm"},
 			Public:                  true,
 			AdvancedProtocolMappers: true,
 			RedirectURIs:            append([]string(nil), loginRedirectURIs...),
@@ -127,11 +128,11 @@ func NewKeycloakClient(c ref.Cluster) KeycloakClient {
 // and introspection tokens, the chart's description, no labels.
 func NewKeycloakClientScope(c ref.Cluster) KeycloakClientScope {
 	return KeycloakClientScope{
-		TypeMeta:   metav1.TypeMeta{APIVersion: KeycloakAPIVersion, Kind: "KeycloakClientScope"},
+		TypeMeta:   metav1.TypeMeta{APIVersion: keycloakAPIVersion, Kind: "KeycloakClientScope"},
 		ObjectMeta: metav1.ObjectMeta{Name: c.AudienceScope(), Namespace: c.Namespace},
 		Spec: KeycloakClientScopeSpec{
 			Name:        c.AudienceScope(),
-			RealmRef:    RealmRef{Name: SystemRealmRef, Kind: "ClusterKeycloakRealm"},
+			RealmRef:    RealmRef{Name: systemRealmRef, Kind: "ClusterKeycloakRealm"},
 			Protocol:    "openid-connect",
 			Description: "Per-cluster audience for tenant kube-apiserver " + c.Release(),
 			Attributes:  map[string]string{"include.in.token.scope": "true"},

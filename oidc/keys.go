@@ -50,14 +50,14 @@ const (
 
 // Key cache defaults.
 const (
-	// DefaultKeyTTL is how long fetched keys count as fresh with
+	// defaultKeyTTL is how long fetched keys count as fresh with
 	// KeyRefreshOnUnknownKey when the JWKS response carries no
 	// Cache-Control max-age.
-	DefaultKeyTTL = 5 * time.Minute
-	// DefaultKeyRefreshInterval is the sustained rate of JWKS fetches with
+	defaultKeyTTL = 5 * time.Minute
+	// defaultKeyRefreshInterval is the sustained rate of JWKS fetches with
 	// KeyRefreshOnUnknownKey (one per interval, bursts of three), as in
 	// kube-apiserver 1.38.
-	DefaultKeyRefreshInterval = 10 * time.Second
+	defaultKeyRefreshInterval = 10 * time.Second
 	keyRefreshBurst           = 3
 	// keysExpiryDelta is go-oidc v2's allowance: keys expiring within it
 	// count as expired.

@@ -14,8 +14,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// ExecAPIVersion is the exec credential API the kubeconfig asks for.
-const ExecAPIVersion = "client.authentication.k8s.io/v1"
+// execAPIVersion is the exec credential API the kubeconfig asks for.
+const execAPIVersion = "client.authentication.k8s.io/v1"
 
 // PKCEFlag is the kubelogin (kubectl oidc-login) flag that makes it use
 // PKCE. Keycloak requires it of the cluster's client
@@ -166,7 +166,7 @@ func buildKubeconfig(spec KubeconfigSpec) (*clientcmdapi.Config, error) {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: spec.Server, CertificateAuthorityData: spec.CertificateAuthority}
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
-		APIVersion:         ExecAPIVersion,
+		APIVersion:         execAPIVersion,
 		Command:            command,
 		Args:               args,
 		InteractiveMode:    clientcmdapi.IfAvailableExecInteractiveMode,

@@ -11,18 +11,18 @@ import (
 // (client ID, audience scope, Secrets, tenant groups) is derived by
 // package ref.
 const (
-	// SystemRealm is the platform Keycloak realm that System mode trusts.
-	SystemRealm = "cozy"
-	// SystemRealmRef is the ClusterKeycloakRealm of the platform realm, the
+	// systemRealm is the platform Keycloak realm that System mode trusts.
+	systemRealm = "cozy"
+	// systemRealmRef is the ClusterKeycloakRealm of the platform realm, the
 	// realmRef of the Keycloak objects.
-	SystemRealmRef = "keycloakrealm-cozy"
+	systemRealmRef = "keycloakrealm-cozy"
 )
 
 // SystemIssuerURL returns the issuer of the platform Keycloak realm for a
 // Cozystack installation with the given root host:
 // "https://keycloak.<rootHost>/realms/cozy".
 func SystemIssuerURL(rootHost string) string {
-	return "https://keycloak." + rootHost + "/realms/" + SystemRealm
+	return "https://keycloak." + rootHost + "/realms/" + systemRealm
 }
 
 // TenantGroupsGate returns the CEL claim validation rule that admits only
@@ -39,11 +39,11 @@ func TenantGroupsGate(c ref.Cluster) string {
 	return "has(claims.groups) && dyn(claims.groups).exists(g, g in [" + strings.Join(quoted, ", ") + "])"
 }
 
-// TenantGroupsMessage returns the message of the tenant groups rule, the
+// tenantGroupsMessage returns the message of the tenant groups rule, the
 // chart's text: the reason kube-apiserver logs when it refuses a token of
 // a user outside the tenant groups.
-func TenantGroupsMessage(c ref.Cluster) string {
-	return "user is not a member of any " + c.Namespace + "-{view,use,admin,super-admin} group in the " + SystemRealm +
+func tenantGroupsMessage(c ref.Cluster) string {
+	return "user is not a member of any " + c.Namespace + "-{view,use,admin,super-admin} group in the " + systemRealm +
 		" realm — this tenant's apiserver only trusts identities the tenant chart has admitted"
 }
 
@@ -61,13 +61,13 @@ func checkCluster(c ref.Cluster) error {
 // "kubernetes-<chart version>", app.kubernetes.io/version the chart's
 // appVersion.
 const (
-	LabelHelmChart    = "helm.sh/chart"
-	LabelName         = "app.kubernetes.io/name"
-	LabelVersion      = "app.kubernetes.io/version"
-	ManagedByHelm     = "Helm"
-	ChartName         = "kubernetes"
-	ChartAppVersion   = "1.32.6"
-	ChartVersionUnset = "0.0.0"
+	labelHelmChart    = "helm.sh/chart"
+	labelName         = "app.kubernetes.io/name"
+	labelVersion      = "app.kubernetes.io/version"
+	managedByHelm     = "Helm"
+	chartName         = "kubernetes"
+	chartAppVersion   = "1.32.6"
+	chartVersionUnset = "0.0.0"
 )
 
 // ChartLabels returns the labels the chart puts on the Secrets it renders
@@ -79,15 +79,15 @@ const (
 // means the source's placeholder, 0.0.0.
 func ChartLabels(c ref.Cluster, chartVersion string) map[string]string {
 	if chartVersion == "" {
-		chartVersion = ChartVersionUnset
+		chartVersion = chartVersionUnset
 	}
-	chart := strings.TrimSuffix(truncate(strings.ReplaceAll(ChartName+"-"+chartVersion, "+", "_"), 63), "-")
+	chart := strings.TrimSuffix(truncate(strings.ReplaceAll(chartName+"-"+chartVersion, "+", "_"), 63), "-")
 	return map[string]string{
-		LabelHelmChart: chart,
-		LabelName:      ChartName,
-		LabelInstance:  c.Release(),
-		LabelVersion:   ChartAppVersion,
-		LabelManagedBy: ManagedByHelm,
+		labelHelmChart: chart,
+		labelName:      chartName,
+		labelInstance:  c.Release(),
+		labelVersion:   chartAppVersion,
+		labelManagedBy: managedByHelm,
 	}
 }
 
@@ -99,5 +99,5 @@ func truncate(s string, n int) string {
 }
 
 func labels(c ref.Cluster) map[string]string {
-	return map[string]string{LabelManagedBy: ManagedByValue, LabelInstance: c.Release()}
+	return map[string]string{labelManagedBy: managedByValue, labelInstance: c.Release()}
 }

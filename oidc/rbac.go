@@ -22,9 +22,9 @@ import (
 // Labels on every object this package renders for a cluster; the RBAC
 // planner finds the bindings it owns by them.
 const (
-	LabelManagedBy = "app.kubernetes.io/managed-by"
-	LabelInstance  = "app.kubernetes.io/instance"
-	ManagedByValue = "cozystack-oidc"
+	labelManagedBy = "app.kubernetes.io/managed-by"
+	labelInstance  = "app.kubernetes.io/instance"
+	managedByValue = "cozystack-oidc"
 )
 
 // BindingName returns the deterministic ClusterRoleBinding name for a user:

@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"log/slog"
 	"net/http"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,9 +19,9 @@ import (
 
 // Verifier defaults, matching kube-apiserver 1.37.
 const (
-	// DefaultNotBeforeLeeway is the clock skew allowed on nbf (go-oidc v2,
+	// defaultNotBeforeLeeway is the clock skew allowed on nbf (go-oidc v2,
 	// used by kube-apiserver up to 1.37; 1.38 moves to 5 minutes).
-	DefaultNotBeforeLeeway = time.Minute
+	defaultNotBeforeLeeway = time.Minute
 	// DefaultMaxTokenBytes bounds the token length: kube-apiserver does not
 	// read request headers beyond 1 MiB, so no longer token can reach it.
 	DefaultMaxTokenBytes = 1 << 20
@@ -46,8 +45,9 @@ type VerifierConfig struct {
 	Keys []PublicKey
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
-	// NotBeforeLeeway is the skew allowed on nbf. Default
-	// DefaultNotBeforeLeeway.
+	// NotBeforeLeeway is the skew allowed on nbf. Default one minute
+	// (go-oidc v2, used by kube-apiserver up to 1.37; 1.38 moves to 5
+	// minutes).
 	NotBeforeLeeway time.Duration
 	// MaxTokenBytes bounds the token length. Default DefaultMaxTokenBytes.
 	MaxTokenBytes int
@@ -55,12 +55,11 @@ type VerifierConfig struct {
 	// KeyRefreshOnExpiry, kube-apiserver 1.37's behaviour.
 	KeyRefresh KeyRefresh
 	// KeyRefreshInterval is the sustained rate of JWKS refetches with
-	// KeyRefreshOnUnknownKey (bursts of three). Default
-	// DefaultKeyRefreshInterval.
+	// KeyRefreshOnUnknownKey (bursts of three). Default 10s, as in
+	// kube-apiserver 1.38.
 	KeyRefreshInterval time.Duration
 	// KeyTTL is how long keys stay fresh with KeyRefreshOnUnknownKey when
-	// the JWKS response has no Cache-Control max-age. Default
-	// DefaultKeyTTL.
+	// the JWKS response has no Cache-Control max-age. Default 5 minutes.
 	KeyTTL time.Duration
 	// SkipInvalidKeys drops JWKS entries that do not decode (an unknown
 	// kty, an X25519 key, an x5u ...) instead of refusing the whole set,
@@ -76,8 +75,7 @@ type VerifierConfig struct {
 	// NewVerifier's ctx is done. Off, NewVerifier returns the error.
 	BackgroundDiscovery bool
 	// DiscoveryRetryInterval is the longest wait between background
-	// discovery attempts. Default DefaultDiscoveryRetryInterval (the
-	// apiserver's period).
+	// discovery attempts. Default 10s (the apiserver's period).
 	DiscoveryRetryInterval time.Duration
 	// TokenCache configures the verified-token cache; off by default.
 	TokenCache TokenCacheConfig
@@ -223,19 +221,19 @@ func (cfg VerifierConfig) withDefaults() VerifierConfig {
 		cfg.Now = time.Now
 	}
 	if cfg.NotBeforeLeeway == 0 {
-		cfg.NotBeforeLeeway = DefaultNotBeforeLeeway
+		cfg.NotBeforeLeeway = defaultNotBeforeLeeway
 	}
 	if cfg.MaxTokenBytes == 0 {
 		cfg.MaxTokenBytes = DefaultMaxTokenBytes
 	}
 	if cfg.KeyRefreshInterval == 0 {
-		cfg.KeyRefreshInterval = DefaultKeyRefreshInterval
+		cfg.KeyRefreshInterval = defaultKeyRefreshInterval
 	}
 	if cfg.KeyTTL == 0 {
-		cfg.KeyTTL = DefaultKeyTTL
+		cfg.KeyTTL = defaultKeyTTL
 	}
 	if cfg.DiscoveryRetryInterval == 0 {
-		cfg.DiscoveryRetryInterval = DefaultDiscoveryRetryInterval
+		cfg.DiscoveryRetryInterval = defaultDiscoveryRetryInterval
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -257,9 +255,3 @@ func (cfg VerifierConfig) httpClient() (*http.Client, error) {
 	}
 	return &http.Client{Transport: tr, Timeout: 30 * time.Second}, nil
 }
-
-// Issuer returns the issuer URL the verifier trusts.
-func (v *Verifier) Issuer() string { return v.jwt.Issuer.URL }
-
-// Audiences returns the audiences the verifier accepts (any one suffices).
-func (v *Verifier) Audiences() []string { return slices.Clone(v.jwt.Issuer.Audiences) }

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// ReleasePrefix is the prefix of a Kubernetes application's Helm release.
-const ReleasePrefix = "kubernetes-"
+// releasePrefix is the prefix of a Kubernetes application's Helm release.
+const releasePrefix = "kubernetes-"
 
 // MaxReleaseLen is Helm's limit on release names: a Kubernetes application
 // whose release "kubernetes-<name>" is longer cannot be installed.
@@ -45,7 +45,7 @@ func (c Cluster) String() string { return c.Namespace + "/" + c.Name }
 
 // MaxNameLen is the longest application name whose release
 // "kubernetes-<name>" fits Helm's MaxReleaseLen: 42.
-const MaxNameLen = MaxReleaseLen - len(ReleasePrefix)
+const MaxNameLen = MaxReleaseLen - len(releasePrefix)
 
 // Validate checks what cozystack-api and Helm check of a Kubernetes
 // application's name: the namespace is a tenant namespace, the name a
@@ -70,7 +70,7 @@ func (c Cluster) Validate() error {
 
 // Release returns the Helm release, "kubernetes-<name>". It also names the
 // Cluster API Cluster, the KamajiControlPlane and its Service.
-func (c Cluster) Release() string { return ReleasePrefix + c.Name }
+func (c Cluster) Release() string { return releasePrefix + c.Name }
 
 // AdminKubeconfigSecret returns the Secret Kamaji writes with the admin
 // kubeconfigs, "kubernetes-<name>-admin-kubeconfig"; its keys are the

@@ -9,8 +9,8 @@ import (
 // RootNamespace is the namespace of the root tenant.
 const RootNamespace = "tenant-root"
 
-// RootTenant is the name of the root tenant.
-const RootTenant = "root"
+// rootTenant is the name of the root tenant.
+const rootTenant = "root"
 
 // maxNamespaceLen is Kubernetes' limit on namespace names (a DNS label).
 const maxNamespaceLen = 63
@@ -19,9 +19,9 @@ const maxNamespaceLen = 63
 // without dashes (the dash separates levels of the hierarchy).
 var tenantName = regexp.MustCompile(`^[a-z0-9]+$`)
 
-// ValidateTenantName checks that name can name a tenant: lower-case letters
+// validateTenantName checks that name can name a tenant: lower-case letters
 // and digits only, because the chart joins levels of the hierarchy with '-'.
-func ValidateTenantName(name string) error {
+func validateTenantName(name string) error {
 	if !tenantName.MatchString(name) {
 		return fmt.Errorf("%w: tenant name %q: use lower-case letters and digits only (no dashes)", ErrInvalidName, name)
 	}
@@ -35,7 +35,7 @@ func ChildNamespace(parent, name string) (string, error) {
 	if _, err := ParseNamespace(parent); err != nil {
 		return "", err
 	}
-	if err := ValidateTenantName(name); err != nil {
+	if err := validateTenantName(name); err != nil {
 		return "", err
 	}
 	if parent == RootNamespace {
@@ -57,11 +57,11 @@ func ParseNamespace(ns string) ([]string, error) {
 		return nil, notTenantNamespace(ns)
 	}
 	if ns == RootNamespace {
-		return []string{RootTenant}, nil
+		return []string{rootTenant}, nil
 	}
-	path := []string{RootTenant}
+	path := []string{rootTenant}
 	for _, name := range strings.Split(rest, "-") {
-		if !tenantName.MatchString(name) || name == RootTenant && len(path) == 1 {
+		if !tenantName.MatchString(name) || name == rootTenant && len(path) == 1 {
 			return nil, notTenantNamespace(ns)
 		}
 		path = append(path, name)

@@ -59,15 +59,15 @@ func ouroborosDeps(a Addons) []string {
 	return deps
 }
 
-// ReleaseSuffix returns the suffix of addon k's HelmRelease name
+// releaseSuffix returns the suffix of addon k's HelmRelease name
 // ("gpu-operator" for GPUOperator), or "" for an unknown key.
-func (k AddonKey) ReleaseSuffix() string { return addonCharts[k].suffix }
+func (k AddonKey) releaseSuffix() string { return addonCharts[k].suffix }
 
 // Release returns the name of the Flux HelmRelease of addon k for cluster
 // c, "kubernetes-<name>-<suffix>" (kubernetes-prod-gpu-operator), or "" for
 // an unknown key.
 func (k AddonKey) Release(c ref.Cluster) string {
-	s := k.ReleaseSuffix()
+	s := k.releaseSuffix()
 	if s == "" {
 		return ""
 	}

@@ -35,7 +35,7 @@ func (s KubernetesSpec) validateAPIServer(ps *problems) {
 		case v.Name == "":
 			ps.add(f+".name", tExtraVolumeNameRequired,
 				fmt.Sprintf("controlPlane.apiServer.extraVolumes[%d]: every volume must set a non-empty name", i))
-		case slices.Contains(ReservedVolumes(), v.Name):
+		case slices.Contains(reservedVolumes(), v.Name):
 			ps.add(f+".name", tExtraVolumeReservedName, fmt.Sprintf(
 				"controlPlane.apiServer.extraVolumes: volume name %q is reserved by the chart for the talos control-plane secrets — rename your volume to avoid a duplicate volume name in the control-plane Deployment", v.Name))
 		case oidcOn && v.Name == AuthenticationConfigVolume:

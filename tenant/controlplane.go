@@ -8,9 +8,9 @@ import (
 
 // Control-plane defaults of the chart.
 const (
-	// DefaultControlPlaneReplicas is the default number of control-plane
+	// defaultControlPlaneReplicas is the default number of control-plane
 	// replicas.
-	DefaultControlPlaneReplicas = 2
+	defaultControlPlaneReplicas = 2
 	// DefaultAPIServerPreset is the apiserver's default resources preset.
 	DefaultAPIServerPreset ResourcesPreset = "c1.medium"
 	// DefaultComponentPreset is the default resources preset of the
@@ -54,15 +54,15 @@ const (
 	AuthenticationConfigFlag = "--authentication-config=" + AuthenticationConfigPath + "/config.yaml"
 )
 
-// ReservedVolumes returns the extra-volume names the chart always owns:
+// reservedVolumes returns the extra-volume names the chart always owns:
 // talos-ca and talos-tls-cert.
-func ReservedVolumes() []string { return []string{"talos-ca", "talos-tls-cert"} }
+func reservedVolumes() []string { return []string{"talos-ca", "talos-tls-cert"} }
 
 // ControlPlane configures the Kamaji control plane of a tenant cluster. Its
 // pods run in the tenant namespace of the management cluster.
 type ControlPlane struct {
-	// Replicas is the number of control-plane replicas. Nil means
-	// DefaultControlPlaneReplicas.
+	// Replicas is the number of control-plane replicas. Nil means the
+	// chart's default, 2.
 	Replicas *int `json:"replicas,omitempty" chart:"required"`
 	// APIServer configures kube-apiserver.
 	APIServer APIServer `json:"apiServer,omitzero" chart:"required"`
@@ -109,10 +109,10 @@ type APIServer struct {
 	ExtraVolumeMounts []corev1.VolumeMount `json:"extraVolumeMounts,omitempty"`
 }
 
-// WithDefaults returns c with the chart's defaults filled in.
-func (c ControlPlane) WithDefaults() ControlPlane {
+// withDefaults returns c with the chart's defaults filled in.
+func (c ControlPlane) withDefaults() ControlPlane {
 	if c.Replicas == nil {
-		c.Replicas = new(DefaultControlPlaneReplicas)
+		c.Replicas = new(defaultControlPlaneReplicas)
 	}
 	c.APIServer.ResourcesPreset = orDefault(c.APIServer.ResourcesPreset, DefaultAPIServerPreset)
 	c.ControllerManager.ResourcesPreset = orDefault(c.ControllerManager.ResourcesPreset, DefaultComponentPreset)

@@ -6,12 +6,12 @@ import (
 
 // Defaults of the chart that are not tied to a sub-type.
 const (
-	// DefaultStorageClass is the application's default StorageClass.
-	DefaultStorageClass = "replicated"
-	// DefaultImageFactoryURL is the default Talos image factory.
-	DefaultImageFactoryURL = "https://factory.talos.dev"
-	// DefaultInstallerRepository is the default Talos installer repository.
-	DefaultInstallerRepository = "factory.talos.dev/installer"
+	// defaultStorageClass is the application's default StorageClass.
+	defaultStorageClass = "replicated"
+	// defaultImageFactoryURL is the default Talos image factory.
+	defaultImageFactoryURL = "https://factory.talos.dev"
+	// defaultInstallerRepository is the default Talos installer repository.
+	defaultInstallerRepository = "factory.talos.dev/installer"
 )
 
 // WithDefaults returns s with every chart default filled in: what the chart
@@ -23,15 +23,15 @@ func (s KubernetesSpec) WithDefaults() KubernetesSpec {
 		s.Version = DefaultVersion
 	}
 	if s.StorageClass == "" {
-		s.StorageClass = DefaultStorageClass
+		s.StorageClass = defaultStorageClass
 	}
 	if s.MaxNodeProvisionTime == "" {
-		s.MaxNodeProvisionTime = DefaultMaxNodeProvisionTime
+		s.MaxNodeProvisionTime = defaultMaxNodeProvisionTime
 	}
-	s.ControlPlane = s.ControlPlane.WithDefaults()
-	s.NodeGroups = s.EffectiveNodeGroups()
+	s.ControlPlane = s.ControlPlane.withDefaults()
+	s.NodeGroups = s.effectiveNodeGroups()
 	for name, g := range s.NodeGroups {
-		s.NodeGroups[name] = g.WithDefaults()
+		s.NodeGroups[name] = g.withDefaults()
 	}
 	if s.Addons.IngressNginx.ExposeMethod == "" {
 		s.Addons.IngressNginx.ExposeMethod = Proxied
@@ -39,23 +39,23 @@ func (s KubernetesSpec) WithDefaults() KubernetesSpec {
 	if s.OIDC.Mode == "" {
 		s.OIDC.Mode = OIDCNone
 	}
-	s.Talos.Version = orDefault(s.Talos.Version, DefaultTalosVersion)
-	s.Talos.ImageFactoryURL = orDefault(s.Talos.ImageFactoryURL, DefaultImageFactoryURL)
-	s.Talos.InstallerRepository = orDefault(s.Talos.InstallerRepository, DefaultInstallerRepository)
+	s.Talos.Version = orDefault(s.Talos.Version, defaultTalosVersion)
+	s.Talos.ImageFactoryURL = orDefault(s.Talos.ImageFactoryURL, defaultImageFactoryURL)
+	s.Talos.InstallerRepository = orDefault(s.Talos.InstallerRepository, defaultInstallerRepository)
 	h := &s.NodeHealthCheck
-	h.MaxUnhealthy = orDefault(h.MaxUnhealthy, DefaultMaxUnhealthy)
-	h.NodeStartupTimeout = orDefault(h.NodeStartupTimeout, DefaultNodeStartupTimeout)
-	h.ReadyUnknownTimeout = orDefault(h.ReadyUnknownTimeout, DefaultReadyUnknownTimeout)
-	h.ReadyFalseTimeout = orDefault(h.ReadyFalseTimeout, DefaultReadyFalseTimeout)
+	h.MaxUnhealthy = orDefault(h.MaxUnhealthy, defaultMaxUnhealthy)
+	h.NodeStartupTimeout = orDefault(h.NodeStartupTimeout, defaultNodeStartupTimeout)
+	h.ReadyUnknownTimeout = orDefault(h.ReadyUnknownTimeout, defaultReadyUnknownTimeout)
+	h.ReadyFalseTimeout = orDefault(h.ReadyFalseTimeout, defaultReadyFalseTimeout)
 	return s
 }
 
-// EffectiveNodeGroups returns the node groups the chart renders: a copy of
-// s.NodeGroups, or {md0: DefaultNodeGroup()} when there are none. User
+// effectiveNodeGroups returns the node groups the chart renders: a copy of
+// s.NodeGroups, or {md0: defaultNodeGroup()} when there are none. User
 // groups are not merged with the default.
-func (s KubernetesSpec) EffectiveNodeGroups() map[string]NodeGroup {
+func (s KubernetesSpec) effectiveNodeGroups() map[string]NodeGroup {
 	if len(s.NodeGroups) == 0 {
-		return map[string]NodeGroup{DefaultNodeGroupName: DefaultNodeGroup()}
+		return map[string]NodeGroup{defaultNodeGroupName: defaultNodeGroup()}
 	}
 	out := make(map[string]NodeGroup, len(s.NodeGroups))
 	for name, g := range s.NodeGroups {
@@ -68,7 +68,7 @@ func (s KubernetesSpec) EffectiveNodeGroups() map[string]NodeGroup {
 func (s KubernetesSpec) GPUNodeGroups() []string {
 	var out []string
 	for name, g := range s.NodeGroups {
-		if g.HasGPUs() {
+		if g.hasGPUs() {
 			out = append(out, name)
 		}
 	}

@@ -10,11 +10,11 @@ import (
 
 // Defaults of the node health check and the autoscaler.
 const (
-	DefaultMaxUnhealthy         = "50%"
-	DefaultNodeStartupTimeout   = "20m"
-	DefaultReadyUnknownTimeout  = "5m"
-	DefaultReadyFalseTimeout    = "10m"
-	DefaultMaxNodeProvisionTime = "30m"
+	defaultMaxUnhealthy         = "50%"
+	defaultNodeStartupTimeout   = "20m"
+	defaultReadyUnknownTimeout  = "5m"
+	defaultReadyFalseTimeout    = "10m"
+	defaultMaxNodeProvisionTime = "30m"
 )
 
 var (
@@ -30,18 +30,18 @@ var (
 // each group's effective maxUnhealthy and the three durations.
 func (s KubernetesSpec) validateHealth(ps *problems) {
 	h := s.NodeHealthCheck
-	cluster := orDefault(h.MaxUnhealthy, DefaultMaxUnhealthy)
+	cluster := orDefault(h.MaxUnhealthy, defaultMaxUnhealthy)
 	ps.addFE(maxUnhealthyProblem("spec.nodeHealthCheck.maxUnhealthy", cluster))
-	groups := s.EffectiveNodeGroups()
+	groups := s.effectiveNodeGroups()
 	for _, name := range slices.Sorted(maps.Keys(groups)) {
 		if v := groups[name].MaxUnhealthy; v != "" {
 			ps.addFE(maxUnhealthyProblem("spec.nodeGroups."+name+".maxUnhealthy", v))
 		}
 	}
 	for _, d := range []struct{ field, value, def string }{
-		{"spec.nodeHealthCheck.readyUnknownTimeout", h.ReadyUnknownTimeout, DefaultReadyUnknownTimeout},
-		{"spec.nodeHealthCheck.readyFalseTimeout", h.ReadyFalseTimeout, DefaultReadyFalseTimeout},
-		{"spec.maxNodeProvisionTime", s.MaxNodeProvisionTime, DefaultMaxNodeProvisionTime},
+		{"spec.nodeHealthCheck.readyUnknownTimeout", h.ReadyUnknownTimeout, defaultReadyUnknownTimeout},
+		{"spec.nodeHealthCheck.readyFalseTimeout", h.ReadyFalseTimeout, defaultReadyFalseTimeout},
+		{"spec.maxNodeProvisionTime", s.MaxNodeProvisionTime, defaultMaxNodeProvisionTime},
 	} {
 		ps.addFE(durationProblem(d.field, orDefault(d.value, d.def)))
 	}

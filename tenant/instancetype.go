@@ -47,7 +47,7 @@ var u1Series = map[string]InstanceType{
 // problem); a name the catalogue lacks is the chart's refusal
 // (T-instancetype-lookup).
 func lookupInstanceType(name, f string, g NodeGroup, catalogue map[string]InstanceType, ps *problems) (InstanceType, bool) {
-	if g.InstanceType == "" || g.SizedByResources() || catalogue == nil {
+	if g.InstanceType == "" || g.sizedByResources() || catalogue == nil {
 		return InstanceType{}, false
 	}
 	it, ok := catalogue[g.InstanceType]

@@ -42,7 +42,7 @@ func sizeOf(g NodeGroup, it InstanceType, found bool) nodeSize {
 	} else if found && it.CPU > 0 {
 		n.cpu, n.hasCPU, n.cpuText = float64(it.CPU*1000), true, fmt.Sprint(it.CPU)
 	}
-	n.lookup = g.InstanceType != "" && !g.SizedByResources() && !found
+	n.lookup = g.InstanceType != "" && !g.sizedByResources() && !found
 	return n
 }
 
@@ -62,8 +62,8 @@ func kubeletProblems(name, f string, g NodeGroup, n nodeSize, ps *problems) {
 	kubeMemOK := reservation(name, f, "kubeReservedMemory", k.KubeReservedMemory, true, ps)
 	sysCPUOK := reservation(name, f, "systemReservedCpu", k.SystemReservedCPU, false, ps)
 	kubeCPUOK := reservation(name, f, "kubeReservedCpu", k.KubeReservedCPU, false, ps)
-	hard := orDefault(k.EvictionHardMemory, DefaultEvictionHardMemory)
-	soft := orDefault(k.EvictionSoftMemory, DefaultEvictionSoftMemory)
+	hard := orDefault(k.EvictionHardMemory, defaultEvictionHardMemory)
+	soft := orDefault(k.EvictionSoftMemory, defaultEvictionSoftMemory)
 	evictionOK := eviction(name, f, hard, soft, ps)
 	memOK, cpuOK := sysMemOK && kubeMemOK && evictionOK, sysCPUOK && kubeCPUOK
 

@@ -8,20 +8,20 @@ import (
 
 // Node group defaults of the chart.
 const (
-	// DefaultNodeGroupName is the name of the group the chart emits when
+	// defaultNodeGroupName is the name of the group the chart emits when
 	// nodeGroups is empty.
-	DefaultNodeGroupName = "md0"
-	// DefaultMaxReplicas is the schema's default maxReplicas, written when
+	defaultNodeGroupName = "md0"
+	// defaultMaxReplicas is the schema's default maxReplicas, written when
 	// NodeGroup.MaxReplicas is nil.
-	DefaultMaxReplicas = 10
-	// DefaultInstanceType is the instance type of the default group md0
+	defaultMaxReplicas = 10
+	// defaultInstanceType is the instance type of the default group md0
 	// (and the schema's suggestion for new groups).
-	DefaultInstanceType = "u1.medium"
+	defaultInstanceType = "u1.medium"
 )
 
-// DefaultDiskSize is the schema's default system disk size, 20Gi, written
+// defaultDiskSize is the schema's default system disk size, 20Gi, written
 // when NodeGroup.DiskSize is nil.
-func DefaultDiskSize() resource.Quantity { return resource.MustParse("20Gi") }
+func defaultDiskSize() resource.Quantity { return resource.MustParse("20Gi") }
 
 // NodeGroup is a group of worker VMs (KubeVirt VMs running Talos), scaled by
 // the cluster autoscaler between MinReplicas and MaxReplicas.
@@ -30,20 +30,21 @@ func DefaultDiskSize() resource.Quantity { return resource.MustParse("20Gi") }
 // diskSize in every group and its values give groups no defaults, so a
 // document without one of them is refused (ErrRequiredField) and encoding
 // always writes all four: MinReplicas and InstanceType as they are (0 and
-// "" are values), MaxReplicas and DiskSize as DefaultMaxReplicas and
-// DefaultDiskSize when nil.
+// "" are values), MaxReplicas and DiskSize as the schema's defaults, 10
+// and 20Gi, when nil.
 type NodeGroup struct {
 	// MinReplicas is the smallest size of the group.
 	MinReplicas int `json:"minReplicas" chart:"required,missing=S-nodegroup-required"`
-	// MaxReplicas is the largest size of the group. Nil means
-	// DefaultMaxReplicas.
+	// MaxReplicas is the largest size of the group. Nil means the
+	// schema's default, 10.
 	MaxReplicas *int `json:"maxReplicas,omitempty" chart:"required,missing=S-nodegroup-required"`
 	// InstanceType is the KubeVirt cluster instance type sizing each VM,
-	// such as DefaultInstanceType. "" gives the VM no instance type: size it
+	// such as "u1.medium" (the default group's). "" gives the VM no instance type: size it
 	// with Resources (Check warns of a group with neither). An instance type
 	// is dropped from the VM when Resources sets both CPU and memory.
 	InstanceType string `json:"instanceType" chart:"required,missing=S-nodegroup-required"`
-	// DiskSize is the system disk of each VM. Nil means DefaultDiskSize.
+	// DiskSize is the system disk of each VM. Nil means the schema's
+	// default, 20Gi.
 	DiskSize *resource.Quantity `json:"diskSize,omitempty" chart:"required,missing=S-nodegroup-required"`
 	// StorageClass of the worker disks; empty falls back to the
 	// application's StorageClass.
@@ -85,10 +86,10 @@ func (g NodeGroup) MarshalJSON() ([]byte, error) {
 	type plain NodeGroup
 	p := plain(g)
 	if p.MaxReplicas == nil {
-		p.MaxReplicas = new(DefaultMaxReplicas)
+		p.MaxReplicas = new(defaultMaxReplicas)
 	}
 	if p.DiskSize == nil {
-		p.DiskSize = new(DefaultDiskSize())
+		p.DiskSize = new(defaultDiskSize())
 	}
 	return json.Marshal(p)
 }
@@ -133,47 +134,47 @@ type Kubelet struct {
 
 // Default eviction thresholds of the chart.
 const (
-	DefaultEvictionHardMemory = "7%"
-	DefaultEvictionSoftMemory = "10%"
+	defaultEvictionHardMemory = "7%"
+	defaultEvictionSoftMemory = "10%"
 )
 
-// DefaultNodeGroup returns the group the chart emits as md0 when nodeGroups
+// defaultNodeGroup returns the group the chart emits as md0 when nodeGroups
 // is empty: 0 to 10 u1.medium VMs with 20Gi disks and the ingress-nginx role.
-func DefaultNodeGroup() NodeGroup {
+func defaultNodeGroup() NodeGroup {
 	return NodeGroup{
 		MinReplicas:  0,
-		MaxReplicas:  new(DefaultMaxReplicas),
-		InstanceType: DefaultInstanceType,
-		DiskSize:     new(DefaultDiskSize()),
+		MaxReplicas:  new(defaultMaxReplicas),
+		InstanceType: defaultInstanceType,
+		DiskSize:     new(defaultDiskSize()),
 		Roles:        []string{"ingress-nginx"},
 	}
 }
 
-// WithDefaults returns g with the chart's field defaults filled in:
+// withDefaults returns g with the chart's field defaults filled in:
 // MaxReplicas, DiskSize and the eviction thresholds. InstanceType is kept:
 // "" is a value (no instance type).
-func (g NodeGroup) WithDefaults() NodeGroup {
+func (g NodeGroup) withDefaults() NodeGroup {
 	if g.MaxReplicas == nil {
-		g.MaxReplicas = new(DefaultMaxReplicas)
+		g.MaxReplicas = new(defaultMaxReplicas)
 	}
 	if g.DiskSize == nil {
-		g.DiskSize = new(DefaultDiskSize())
+		g.DiskSize = new(defaultDiskSize())
 	}
 	if g.Kubelet.EvictionHardMemory == "" {
-		g.Kubelet.EvictionHardMemory = DefaultEvictionHardMemory
+		g.Kubelet.EvictionHardMemory = defaultEvictionHardMemory
 	}
 	if g.Kubelet.EvictionSoftMemory == "" {
-		g.Kubelet.EvictionSoftMemory = DefaultEvictionSoftMemory
+		g.Kubelet.EvictionSoftMemory = defaultEvictionSoftMemory
 	}
 	return g
 }
 
-// HasGPUs reports whether the group's VMs get GPUs.
-func (g NodeGroup) HasGPUs() bool { return len(g.GPUs) > 0 }
+// hasGPUs reports whether the group's VMs get GPUs.
+func (g NodeGroup) hasGPUs() bool { return len(g.GPUs) > 0 }
 
-// SizedByResources reports whether the group's VMs are sized by
+// sizedByResources reports whether the group's VMs are sized by
 // Resources (both CPU and memory), which drops the instance type from the
 // VM.
-func (g NodeGroup) SizedByResources() bool {
+func (g NodeGroup) sizedByResources() bool {
 	return g.Resources.CPU != nil && g.Resources.Memory != nil
 }

@@ -12,8 +12,8 @@ import (
 // chart's default group as well when there is no other.
 func (s KubernetesSpec) validateNodeGroups(catalogue map[string]InstanceType, ps, ws *problems) {
 	if len(s.NodeGroups) == 0 && catalogue != nil {
-		def := DefaultNodeGroup()
-		lookupInstanceType(DefaultNodeGroupName, "spec.nodeGroups."+DefaultNodeGroupName, def, catalogue, ps)
+		def := defaultNodeGroup()
+		lookupInstanceType(defaultNodeGroupName, "spec.nodeGroups."+defaultNodeGroupName, def, catalogue, ps)
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.NodeGroups)) {
 		g := s.NodeGroups[name]
@@ -31,7 +31,7 @@ func (s KubernetesSpec) validateNodeGroups(catalogue map[string]InstanceType, ps
 		}
 		podCPUProblems(name, f, g, ps)
 		it, found := lookupInstanceType(name, f, g, catalogue, ps)
-		if g.InstanceType != "" && !g.SizedByResources() && catalogue != nil && !found {
+		if g.InstanceType != "" && !g.sizedByResources() && catalogue != nil && !found {
 			continue // the chart fails at the lookup, before the kubelet rules
 		}
 		kubeletProblems(name, f, g, sizeOf(g, it, found), ps)
@@ -41,7 +41,7 @@ func (s KubernetesSpec) validateNodeGroups(catalogue map[string]InstanceType, ps
 // nodeGroupWarnings reports what the chart accepts but is almost
 // certainly a mistake.
 func nodeGroupWarnings(name, f string, g NodeGroup, ws *problems) {
-	maxReplicas := DefaultMaxReplicas
+	maxReplicas := defaultMaxReplicas
 	if g.MaxReplicas != nil {
 		maxReplicas = *g.MaxReplicas
 	}
@@ -67,7 +67,7 @@ func nodeGroupWarnings(name, f string, g NodeGroup, ws *problems) {
 // not truth: a 0 is set.
 func podCPUProblems(name, f string, g NodeGroup, ps *problems) {
 	limit, request := g.PodCPULimit, g.PodCPURequest
-	if g.InstanceType != "" && !g.SizedByResources() {
+	if g.InstanceType != "" && !g.sizedByResources() {
 		for _, p := range []struct {
 			key, where string
 			rule       ruleID

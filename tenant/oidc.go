@@ -16,9 +16,6 @@ const (
 	OIDCCustomConfig OIDCMode = "CustomConfig"
 )
 
-// OIDCModes returns the modes the chart accepts.
-func OIDCModes() []OIDCMode { return []OIDCMode{OIDCNone, OIDCSystem, OIDCCustomConfig} }
-
 // OIDC selects how kubectl users authenticate to the tenant cluster (the
 // application's spec.oidc), in the chart's shape. Package oidc renders what
 // each mode needs.

@@ -88,16 +88,16 @@ func (t *Tenant) Resolve(parent Services) (Services, error) {
 // Namespace labels the tenant chart sets; they carry the Services of the
 // namespace.
 const (
-	LabelEtcd            = "namespace.cozystack.io/etcd"
-	LabelIngress         = "namespace.cozystack.io/ingress"
-	LabelGateway         = "namespace.cozystack.io/gateway"
-	LabelMonitoring      = "namespace.cozystack.io/monitoring"
-	LabelSeaweedFS       = "namespace.cozystack.io/seaweedfs"
-	LabelHost            = "namespace.cozystack.io/host"
-	LabelSchedulingClass = "scheduler.cozystack.io/scheduling-class"
-	// LabelTenantPrefix prefixes one label per ancestor tenant namespace
+	labelEtcd            = "namespace.cozystack.io/etcd"
+	labelIngress         = "namespace.cozystack.io/ingress"
+	labelGateway         = "namespace.cozystack.io/gateway"
+	labelMonitoring      = "namespace.cozystack.io/monitoring"
+	labelSeaweedFS       = "namespace.cozystack.io/seaweedfs"
+	labelHost            = "namespace.cozystack.io/host"
+	labelSchedulingClass = "scheduler.cozystack.io/scheduling-class"
+	// labelTenantPrefix prefixes one label per ancestor tenant namespace
 	// (and the namespace itself): tenant.cozystack.io/tenant-acme.
-	LabelTenantPrefix = "tenant.cozystack.io/"
+	labelTenantPrefix = "tenant.cozystack.io/"
 )
 
 // NamespaceLabels returns the labels the tenant chart puts on namespace ns
@@ -109,14 +109,14 @@ func (s Services) NamespaceLabels(ns string) (map[string]string, error) {
 		return nil, err
 	}
 	l := map[string]string{
-		LabelEtcd: s.Etcd, LabelIngress: s.Ingress, LabelGateway: s.Gateway,
-		LabelMonitoring: s.Monitoring, LabelSeaweedFS: s.SeaweedFS, LabelHost: s.Host,
+		labelEtcd: s.Etcd, labelIngress: s.Ingress, labelGateway: s.Gateway,
+		labelMonitoring: s.Monitoring, labelSeaweedFS: s.SeaweedFS, labelHost: s.Host,
 	}
 	for _, a := range ancestors {
-		l[LabelTenantPrefix+a] = ""
+		l[labelTenantPrefix+a] = ""
 	}
 	if s.SchedulingClass != "" {
-		l[LabelSchedulingClass] = s.SchedulingClass
+		l[labelSchedulingClass] = s.SchedulingClass
 	}
 	return l, nil
 }
@@ -124,8 +124,8 @@ func (s Services) NamespaceLabels(ns string) (map[string]string, error) {
 // ServicesFromLabels reads the services of a namespace from its labels.
 func ServicesFromLabels(labels map[string]string) Services {
 	return Services{
-		Etcd: labels[LabelEtcd], Ingress: labels[LabelIngress], Gateway: labels[LabelGateway],
-		Monitoring: labels[LabelMonitoring], SeaweedFS: labels[LabelSeaweedFS], Host: labels[LabelHost],
-		SchedulingClass: labels[LabelSchedulingClass],
+		Etcd: labels[labelEtcd], Ingress: labels[labelIngress], Gateway: labels[labelGateway],
+		Monitoring: labels[labelMonitoring], SeaweedFS: labels[labelSeaweedFS], Host: labels[labelHost],
+		SchedulingClass: labels[labelSchedulingClass],
 	}
 }

@@ -40,7 +40,8 @@ type KubernetesSpec struct {
 	// ControlPlane configures the Kamaji control plane.
 	ControlPlane ControlPlane `json:"controlPlane,omitzero" chart:"null=T-section-null"`
 	// NodeGroups are the worker groups by name. When empty, the chart
-	// emits one default group, md0 (see DefaultNodeGroup).
+	// emits one default group, md0: 0 to 10 u1.medium VMs with 20Gi disks
+	// and the ingress-nginx role.
 	NodeGroups map[string]NodeGroup `json:"nodeGroups,omitempty"`
 	// Addons configures the addons installed into the tenant cluster.
 	Addons Addons `json:"addons,omitzero" chart:"null=T-section-null"`
@@ -68,8 +69,8 @@ type KubernetesSpec struct {
 
 // Talos configures the Talos worker image.
 type Talos struct {
-	// Version is the Talos release of the worker image. Default
-	// DefaultTalosVersion.
+	// Version is the Talos release of the worker image. Default: the
+	// chart's, v1.13.6.
 	Version string `json:"version,omitempty" chart:"required"`
 	// SchematicID is the Talos image-factory schematic.
 	SchematicID string `json:"schematicID,omitempty" chart:"required"`
@@ -128,8 +129,8 @@ func (m RegistryMirror) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(m))
 }
 
-// DefaultTalosVersion is the chart's default Talos release.
-const DefaultTalosVersion = "v1.13.6"
+// defaultTalosVersion is the chart's default Talos release.
+const defaultTalosVersion = "v1.13.6"
 
 // NodeHealthCheck tunes the MachineHealthCheck of each worker group.
 type NodeHealthCheck struct {

@@ -58,10 +58,6 @@ func NewTenant(parent, name string, spec TenantSpec) *Tenant {
 // ChildNamespace returns the namespace the tenant creates.
 func (t *Tenant) ChildNamespace() (string, error) { return ref.ChildNamespace(t.Namespace, t.Name) }
 
-// ReleaseName returns the tenant's Helm release in its parent namespace,
-// "tenant-<name>".
-func (t *Tenant) ReleaseName() string { return "tenant-" + t.Name }
-
 // Validate checks the tenant's names.
 func (t *Tenant) Validate() error {
 	_, err := t.ChildNamespace()

@@ -90,7 +90,7 @@ func (s KubernetesSpec) check(p Platform, ps, ws *problems) {
 	p.checkRelease(ps)
 	s.unknownProblems(ps, ws)
 	s.docProblems(p.Release, ps, ws)
-	if s.Version != "" && !s.Version.Valid() {
+	if s.Version != "" && !s.Version.valid() {
 		ps.add("spec.version", sVersionEnum, fmt.Sprintf("%q is not one of %s", s.Version, joinVersions()))
 	}
 	s.validateControlPlane(ps)

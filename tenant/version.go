@@ -18,8 +18,8 @@ func Versions() []Version {
 	return []Version{"v1.35", "v1.34", "v1.33", "v1.32", "v1.31"}
 }
 
-// Valid reports whether the chart offers v.
-func (v Version) Valid() bool { return slices.Contains(Versions(), v) }
+// valid reports whether the chart offers v.
+func (v Version) valid() bool { return slices.Contains(Versions(), v) }
 
 // The API versions of kube-apiserver's AuthenticationConfiguration file
 // (--authentication-config).

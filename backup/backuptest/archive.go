@@ -85,11 +85,11 @@ func (s Spec) BackupJSON() []byte {
 	return data
 }
 
-// WriteArchive writes the backup's <name>.tar.gz to w in Velero's layout
+// writeArchive writes the backup's <name>.tar.gz to w in Velero's layout
 // (metadata/version, then each item under resources/ twice: unversioned
 // and in its v1-preferredversion folder) and returns the matching
 // resource list.
-func (s Spec) WriteArchive(w io.Writer) (backup.ResourceList, error) {
+func (s Spec) writeArchive(w io.Writer) (backup.ResourceList, error) {
 	s = s.withDefaults()
 	zw, err := gzip.NewWriterLevel(w, s.CompressionLevel)
 	if err != nil {

@@ -47,7 +47,7 @@ func (b Bucket) PutBackup(ctx context.Context, spec Spec) (backup.ResourceList, 
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	list, err := spec.WriteArchive(f)
+	list, err := spec.writeArchive(f)
 	if err != nil {
 		return nil, fmt.Errorf("backuptest: write archive: %w", err)
 	}

@@ -30,19 +30,19 @@ type Archive struct {
 // edit (a small backup: the whole archive is held in memory).
 func (s Spec) NewArchive() (*Archive, error) {
 	var buf bytes.Buffer
-	list, err := s.WriteArchive(&buf)
+	list, err := s.writeArchive(&buf)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := ReadEntries(buf.Bytes())
+	entries, err := readEntries(buf.Bytes())
 	if err != nil {
 		return nil, err
 	}
 	return &Archive{Entries: entries, List: list}, nil
 }
 
-// ReadEntries decompresses a .tar.gz and returns its entries.
-func ReadEntries(targz []byte) ([]Entry, error) {
+// readEntries decompresses a .tar.gz and returns its entries.
+func readEntries(targz []byte) ([]Entry, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(targz))
 	if err != nil {
 		return nil, fmt.Errorf("backuptest: %w", err)

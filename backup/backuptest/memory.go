@@ -32,13 +32,6 @@ func (m *MemObjects) Put(key string, data []byte) {
 	m.objects[key] = data
 }
 
-// Delete removes object key.
-func (m *MemObjects) Delete(key string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.objects, key)
-}
-
 // Folders returns the folders directly under prefix.
 func (m *MemObjects) Folders(ctx context.Context, prefix string) ([]string, error) {
 	m.mu.RLock()
@@ -89,7 +82,7 @@ func (m *MemObjects) Open(ctx context.Context, key string) (io.ReadCloser, error
 // holds the archive in memory; Bucket.PutBackup streams large ones.
 func (s Spec) Files() (map[string][]byte, error) {
 	var archive bytes.Buffer
-	list, err := s.WriteArchive(&archive)
+	list, err := s.writeArchive(&archive)
 	if err != nil {
 		return nil, fmt.Errorf("backuptest: write archive: %w", err)
 	}

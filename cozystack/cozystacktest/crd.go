@@ -28,8 +28,8 @@ func crd(kind, plural string) *apiextensionsv1.CustomResourceDefinition {
 	}.Definition()
 }
 
-// InstallCRDs creates (or updates) the CRDs of CRDs on the cluster rc
+// installCRDs creates (or updates) the CRDs of CRDs on the cluster rc
 // points at and waits until they are served. It is safe to call again.
-func InstallCRDs(ctx context.Context, rc *rest.Config) error {
+func installCRDs(ctx context.Context, rc *rest.Config) error {
 	return crds.Install(ctx, rc, CRDs()...)
 }

@@ -1,15 +1,12 @@
 // Package cozystacktest fakes the Cozystack platform around package
 // cozystack, on any kube-apiserver (tenantkit's local environment, envtest,
-// kind):
-//
-//   - InstallCRDs installs CustomResourceDefinitions with the group,
-//     version and kinds of the Kubernetes and Tenant applications, which
-//     Cozystack serves through its aggregated API;
-//   - Platform renders tenant namespaces as the tenant chart does (the
-//     namespace.cozystack.io/* labels and the cozystack-values Secret), and
-//     publishes a cluster's admin kubeconfig Secret as Kamaji does, pointing
-//     at any apiserver (for example a second local apiserver standing in for
-//     the tenant cluster).
+// kind). A Platform installs CustomResourceDefinitions with the group,
+// version and kinds of the Kubernetes and Tenant applications, which
+// Cozystack serves through its aggregated API; it renders tenant namespaces
+// as the tenant chart does (the namespace.cozystack.io/* labels and the
+// cozystack-values Secret), and publishes a cluster's admin kubeconfig
+// Secret as Kamaji does, pointing at any apiserver (for example a second
+// local apiserver standing in for the tenant cluster).
 //
 // A test starts an apiserver, a platform, and a "tenant cluster":
 //

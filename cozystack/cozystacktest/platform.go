@@ -65,7 +65,7 @@ func NewPlatform(ctx context.Context, rc *rest.Config, cfg PlatformConfig) (*Pla
 	}
 	p := &Platform{cfg: cfg, core: core, client: client,
 		info: tenant.Platform{RootHost: cfg.RootHost, OIDCEnabled: cfg.OIDCEnabled, ClusterDomain: "cozy.local"}}
-	if err := InstallCRDs(ctx, rc); err != nil {
+	if err := installCRDs(ctx, rc); err != nil {
 		return nil, err
 	}
 	if err := p.renderNamespace(ctx, ref.RootNamespace, tenant.RootServices(*cfg.Root, cfg.RootHost)); err != nil {
@@ -88,9 +88,6 @@ func NewPlatformT(t testing.TB, rc *rest.Config, cfg PlatformConfig) *Platform {
 
 // Client returns a cozystack.Client on the platform's cluster.
 func (p *Platform) Client() *cozystack.Client { return p.client }
-
-// Info returns the platform settings the fake hands to applications.
-func (p *Platform) Info() tenant.Platform { return p.info }
 
 // CreateTenant applies the Tenant t and renders its namespace as the tenant
 // chart does: labels and the cozystack-values Secret, with services

@@ -123,8 +123,8 @@ func (l *Load) value(seq uint64) string {
 	return v
 }
 
-// Report returns the figures so far.
-func (l *Load) Report() LoadReport {
+// current returns the figures so far.
+func (l *Load) current() LoadReport {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.report
@@ -135,7 +135,7 @@ func (l *Load) Report() LoadReport {
 func (l *Load) Stop() LoadReport {
 	l.cancel()
 	<-l.done
-	return l.Report()
+	return l.current()
 }
 
 // CheckT is Check for tests: it fails the test on a lost write.

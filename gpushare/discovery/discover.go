@@ -16,7 +16,7 @@ import (
 // DefaultDeviceMemoryScaling and DefaultDeviceCoreScaling (1).
 type Config struct {
 	// Library replaces NVML, e.g. with a fake in tests. Nil means
-	// NVML(LibraryPath).
+	// the driver's libnvidia-ml, loaded from LibraryPath.
 	Library Library
 	// LibraryPath is the libnvidia-ml to load; "" means libnvidia-ml.so.1.
 	LibraryPath string
@@ -48,7 +48,7 @@ type Config struct {
 
 func (c Config) withDefaults() (Config, error) {
 	if c.Library == nil {
-		c.Library = NVML(c.LibraryPath)
+		c.Library = newNVMLLibrary(c.LibraryPath)
 	}
 	if c.SysfsRoot == "" {
 		c.SysfsRoot = "/sys"

@@ -24,8 +24,9 @@ type GPU struct {
 	MIGEnabled bool
 }
 
-// Library is the part of NVML discovery needs. NVML returns the real one;
-// tests pass a fake to exercise everything above the NVML calls.
+// Library is the part of NVML discovery needs. The driver's is the
+// default (Config.Library nil); tests pass a fake to exercise everything
+// above the NVML calls.
 type Library interface {
 	// Init loads and initialises NVML. An error wrapping ErrNoNVML means
 	// there is no driver.

@@ -11,9 +11,10 @@ type nvmlLibrary struct {
 	lib nvml.Interface
 }
 
-// NVML returns the Library backed by the NVIDIA driver's libnvidia-ml,
-// loaded from path ("" means libnvidia-ml.so.1 from the loader's path).
-func NVML(path string) Library {
+// newNVMLLibrary returns the Library backed by the NVIDIA driver's
+// libnvidia-ml, loaded from path ("" means libnvidia-ml.so.1 from the
+// loader's path).
+func newNVMLLibrary(path string) Library {
 	var opts []nvml.LibraryOption
 	if path != "" {
 		opts = append(opts, nvml.WithLibraryPath(path))

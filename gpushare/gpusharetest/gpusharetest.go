@@ -58,8 +58,8 @@ func NodeT(t testing.TB, name string, devs ...gpushare.Device) *corev1.Node {
 	return must(t, n, err)
 }
 
-// NodeIn is Node with the registration written in format (hamisim.Node
-// returns the same: one renderer behind both).
+// NodeIn is Node with the registration written in format
+// (hamisim.RegisterNode creates the same node: one renderer behind both).
 func NodeIn(format gpushare.RegistrationFormat, name string, devs ...gpushare.Device) (*corev1.Node, error) {
 	return hamnode.Node(format, name, devs...)
 }

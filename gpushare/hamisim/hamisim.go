@@ -26,14 +26,16 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/gpushare"
+	"github.com/cozystack/tenantkit/gpushare/internal/hamnode"
 )
 
-// RegisterNode creates node name as Node builds it in HAMi v2.10's JSON:
-// labelled gpu=on, with devs in the hami.io/node-nvidia-register
-// annotation HAMi's device plugin writes and GPUs × slots of
-// nvidia.com/gpu in its capacity and allocatable.
+// RegisterNode creates node name as HAMi's device plugin leaves it, in HAMi
+// v2.10's JSON: labelled gpu=on, with devs in the
+// hami.io/node-nvidia-register annotation and GPUs × slots of
+// nvidia.com/gpu in its capacity and allocatable (gpusharetest.NodeIn
+// builds the same node). An encoding error wraps gpushare.ErrUnencodable.
 func RegisterNode(ctx context.Context, cs kubernetes.Interface, name string, devs []gpushare.Device) error {
-	node, err := Node(gpushare.FormatJSON, name, devs...)
+	node, err := hamnode.Node(gpushare.FormatJSON, name, devs...)
 	if err != nil {
 		return err
 	}

@@ -33,15 +33,15 @@ const (
 	GrantDeviceCode Grant = "device-code"
 )
 
-// DefaultRedirectPorts are the loopback ports the authorization code
+// defaultRedirectPorts are the loopback ports the authorization code
 // grant tries, in order: the ones Cozystack registers for each cluster's
 // client (http://localhost:8000 and http://localhost:18000).
-var DefaultRedirectPorts = []int{8000, 18000}
+var defaultRedirectPorts = []int{8000, 18000}
 
-// DefaultScopes are the scopes requested besides openid when
+// defaultScopes are the scopes requested besides openid when
 // Config.Scopes is nil: what the cluster's AuthenticationConfiguration
 // maps (email, groups).
-var DefaultScopes = []string{"email", "groups"}
+var defaultScopes = []string{"email", "groups"}
 
 // Config is what Get needs to return a cluster's ID token. IssuerURL and
 // ClientID are required; the zero value of every other field is the safe
@@ -53,7 +53,8 @@ type Config struct {
 	// ClientID is the cluster's public client, whose ID is the audience
 	// the cluster accepts (Cozystack: <namespace>-kubernetes-<cluster>).
 	ClientID string
-	// Scopes are requested besides openid; nil means DefaultScopes. Add
+	// Scopes are requested besides openid; nil means email and groups,
+	// what the cluster's AuthenticationConfiguration maps. Add
 	// offline_access where the issuer gives refresh tokens only for it
 	// (dex).
 	Scopes []string
@@ -72,7 +73,8 @@ type Config struct {
 	// under os.UserCacheDir.
 	CacheDir string
 	// RedirectPorts are the loopback ports of the authorization code
-	// grant, tried in order; nil means DefaultRedirectPorts.
+	// grant, tried in order; nil means 8000 then 18000, the ones Cozystack
+	// registers for each cluster's client.
 	RedirectPorts []int
 	// Browser, when set, is called with the URL the user must open (the
 	// authorization URL, or the device verification URL). Nil means the
@@ -104,10 +106,10 @@ func (c Config) withDefaults() (Config, error) {
 		return c, invalidf("unknown grant %q (want %s or %s)", c.Grant, GrantAuthCode, GrantDeviceCode)
 	}
 	if c.Scopes == nil {
-		c.Scopes = DefaultScopes
+		c.Scopes = defaultScopes
 	}
 	if c.RedirectPorts == nil {
-		c.RedirectPorts = DefaultRedirectPorts
+		c.RedirectPorts = defaultRedirectPorts
 	}
 	if c.Prompt == nil {
 		c.Prompt = os.Stderr
@@ -191,7 +193,7 @@ func (c Config) Args() []string {
 	args := []string{"--issuer-url=" + c.IssuerURL, "--client-id=" + c.ClientID}
 	scopes := c.Scopes
 	if scopes == nil {
-		scopes = DefaultScopes
+		scopes = defaultScopes
 	}
 	for _, s := range scopes {
 		args = append(args, "--scope="+s)

@@ -24,8 +24,8 @@
 //     S256, for machines without a browser).
 //
 // Every new ID token is verified the same way before it is cached or
-// returned. [ExecCredential] and [WriteExecCredential] turn the token into
-// kubectl's client.authentication.k8s.io/v1 ExecCredential; [ReadExecInfo]
+// returned. [WriteExecCredential] writes the token as kubectl's
+// client.authentication.k8s.io/v1 ExecCredential; [ReadExecInfo]
 // reads what kubectl passes in KUBERNETES_EXEC_INFO. [Logout] removes the
 // cache entry and revokes the refresh token (RFC 7009) where the issuer
 // advertises a revocation_endpoint. [Config.Args] and [Config.AddFlags]

@@ -11,19 +11,19 @@ import (
 	clientauthv1 "k8s.io/client-go/pkg/apis/clientauthentication/v1"
 )
 
-// ExecInfoEnv is the environment variable kubectl passes the
+// execInfoEnv is the environment variable kubectl passes the
 // ExecCredential request in.
-const ExecInfoEnv = "KUBERNETES_EXEC_INFO"
+const execInfoEnv = "KUBERNETES_EXEC_INFO"
 
-// ExecAPIVersion is the only exec credential API the plugin speaks.
-var ExecAPIVersion = clientauthv1.SchemeGroupVersion.String()
+// execAPIVersion is the only exec credential API the plugin speaks.
+var execAPIVersion = clientauthv1.SchemeGroupVersion.String()
 
 // ReadExecInfo decodes the ExecCredential kubectl passes in
 // KUBERNETES_EXEC_INFO. Unset (the plugin run by hand) gives nil and no
 // error; another apiVersion than client.authentication.k8s.io/v1 is
 // ErrInvalidConfig.
 func ReadExecInfo() (*clientauthv1.ExecCredential, error) {
-	raw := os.Getenv(ExecInfoEnv)
+	raw := os.Getenv(execInfoEnv)
 	if raw == "" {
 		return nil, nil
 	}
@@ -34,31 +34,32 @@ func ReadExecInfo() (*clientauthv1.ExecCredential, error) {
 func parseExecInfo(raw []byte) (*clientauthv1.ExecCredential, error) {
 	var ec clientauthv1.ExecCredential
 	if err := json.Unmarshal(raw, &ec); err != nil {
-		return nil, invalidf("%s: %v", ExecInfoEnv, err)
+		return nil, invalidf("%s: %v", execInfoEnv, err)
 	}
-	if ec.APIVersion != ExecAPIVersion || ec.Kind != "ExecCredential" {
+	if ec.APIVersion != execAPIVersion || ec.Kind != "ExecCredential" {
 		return nil, invalidf("%s is %s %s, want %s ExecCredential (set apiVersion %s in the kubeconfig's exec block)",
-			ExecInfoEnv, ec.APIVersion, ec.Kind, ExecAPIVersion, ExecAPIVersion)
+			execInfoEnv, ec.APIVersion, ec.Kind, execAPIVersion, execAPIVersion)
 	}
 	return &ec, nil
 }
 
-// ExecCredential is tok as kubectl expects it from a credential plugin:
+// execCredential is tok as kubectl expects it from a credential plugin:
 // the ID token as bearer token and its expiry, after which kubectl runs
 // the plugin again.
-func ExecCredential(tok *Token) *clientauthv1.ExecCredential {
+func execCredential(tok *Token) *clientauthv1.ExecCredential {
 	exp := metav1.NewTime(tok.Expiry)
 	return &clientauthv1.ExecCredential{
-		TypeMeta: metav1.TypeMeta{APIVersion: ExecAPIVersion, Kind: "ExecCredential"},
+		TypeMeta: metav1.TypeMeta{APIVersion: execAPIVersion, Kind: "ExecCredential"},
 		Status:   &clientauthv1.ExecCredentialStatus{Token: tok.IDToken, ExpirationTimestamp: &exp},
 	}
 }
 
-// WriteExecCredential writes ExecCredential(tok) as JSON to w, which must
-// be the plugin's stdout: kubectl reads it there, and nothing else may
-// ever see the token.
+// WriteExecCredential writes tok as an ExecCredential in JSON to w: the ID
+// token as bearer token and its expiry, after which kubectl runs the plugin
+// again. w must be the plugin's stdout: kubectl reads it there, and nothing
+// else may ever see the token.
 func WriteExecCredential(w io.Writer, tok *Token) error {
-	return json.NewEncoder(w).Encode(ExecCredential(tok))
+	return json.NewEncoder(w).Encode(execCredential(tok))
 }
 
 // CommandBrowser returns a Config.Browser that runs name with args and

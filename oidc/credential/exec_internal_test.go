@@ -30,6 +30,6 @@ func FuzzParseExecInfo(f *testing.F) {
 			require.ErrorIs(t, err, ErrInvalidConfig)
 			return
 		}
-		require.Equal(t, ExecAPIVersion, ec.APIVersion)
+		require.Equal(t, execAPIVersion, ec.APIVersion)
 	})
 }

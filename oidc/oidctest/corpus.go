@@ -65,9 +65,9 @@ func CorpusT(t testing.TB, iss *Issuer, cfg CorpusConfig) []Case {
 	add := func(name, token string, want error) { cases = append(cases, Case{name, token, want}) }
 
 	// Algorithms.
-	add("alg none", UnsignedT(t, good()), oidc.ErrUnsupportedAlgorithm)
-	add("HS256 keyed with the issuer's public key (PEM)", SignHMACT(t, publicPEM(t, iss.Key()), good()), oidc.ErrUnsupportedAlgorithm)
-	add("HS256 keyed with a guessed shared secret", SignHMACT(t, []byte(strings.Repeat("s", 32)), good()), oidc.ErrUnsupportedAlgorithm)
+	add("alg none", unsignedT(t, good()), oidc.ErrUnsupportedAlgorithm)
+	add("HS256 keyed with the issuer's public key (PEM)", signHMACT(t, publicPEM(t, iss.Key()), good()), oidc.ErrUnsupportedAlgorithm)
+	add("HS256 keyed with a guessed shared secret", signHMACT(t, []byte(strings.Repeat("s", 32)), good()), oidc.ErrUnsupportedAlgorithm)
 
 	// Headers no JOSE library writes.
 	payload := mustJSON(t, good())

@@ -15,8 +15,8 @@
 // Keys rotate with RotateKey and disappear with RemoveKey; PublishKey
 // publishes a key the issuer does not sign with, and SetKeysJSON serves
 // whatever JWKS entries a test needs (an unknown kty, a lower-case alg, an
-// x5u ...). SetDown makes the issuer answer 503, SetCacheControl changes
-// the JWKS caching header, and JWKSFetches and DiscoveryFetches count
+// x5u ...). Config.CacheControl sets the JWKS caching header, SetDown makes
+// the issuer answer 503, and JWKSFetches and DiscoveryFetches count
 // requests, so tests can observe a verifier's key cache and discovery.
 //
 // SignRaw signs any header byte for byte (a duplicate alg, no alg, a
@@ -27,9 +27,9 @@
 // (Issuer.Key) or any other (GenerateKey): Key.Sign, or SignT in a test.
 //
 // Every helper comes in two forms: X returns an error and takes no
-// testing.TB (Start, GenerateKey, Key.Sign, SignHMAC, ...); XT takes a
-// testing.TB first, fails the test on error and stops what it started when
-// the test ends (StartT, GenerateKeyT, SignT, SignHMACT, ...). They
+// testing.TB (Start, GenerateKey, Key.Sign, ...); XT takes a testing.TB
+// first, fails the test on error and stops what it started when the test
+// ends (StartT, GenerateKeyT, SignT, ...). They
 // never panic. For a real IdP (login flows, refresh tokens) use dex through the
 // local environment (package localenv).
 package oidctest

@@ -31,10 +31,6 @@ type Key struct {
 	Private crypto.Signer
 }
 
-// Public returns the key's public half, as a Verifier without an issuer
-// takes it (oidc.VerifierConfig.Keys).
-func (k Key) Public() oidc.PublicKey { return oidc.PublicKey{ID: k.ID, Key: k.Private.Public()} }
-
 // jwk returns the key's public JWK, as the JWKS publishes it.
 func (k Key) jwk() jose.JSONWebKey {
 	return jose.JSONWebKey{Key: k.Private.Public(), KeyID: k.ID, Algorithm: string(k.Algorithm), Use: "sig"}
@@ -167,7 +163,7 @@ func (iss *Issuer) RotateKey() (Key, error) {
 	if err != nil {
 		return Key{}, err
 	}
-	iss.AddKey(k)
+	iss.addKey(k)
 	return k, nil
 }
 
@@ -181,8 +177,8 @@ func (iss *Issuer) RotateKeyT(t testing.TB) Key {
 	return k
 }
 
-// AddKey publishes k and makes it the signing key.
-func (iss *Issuer) AddKey(k Key) {
+// addKey publishes k and makes it the signing key.
+func (iss *Issuer) addKey(k Key) {
 	iss.mu.Lock()
 	defer iss.mu.Unlock()
 	iss.keys = append([]Key{k}, iss.keys...)
@@ -229,13 +225,6 @@ func (iss *Issuer) SetDown(down bool) {
 	iss.mu.Lock()
 	defer iss.mu.Unlock()
 	iss.down = down
-}
-
-// SetCacheControl changes the Cache-Control header of the JWKS.
-func (iss *Issuer) SetCacheControl(v string) {
-	iss.mu.Lock()
-	defer iss.mu.Unlock()
-	iss.cc = v
 }
 
 // JWKSFetches counts the JWKS requests served so far (failed ones too).

@@ -84,9 +84,9 @@ func SignPayloadT(t testing.TB, k Key, payload []byte) string {
 	return tok
 }
 
-// SignHMAC signs claims with HS256 and secret: the key-confusion attack
+// signHMAC signs claims with HS256 and secret: the key-confusion attack
 // when secret is the issuer's public key.
-func SignHMAC(secret []byte, claims map[string]any) (string, error) {
+func signHMAC(secret []byte, claims map[string]any) (string, error) {
 	payload, err := json.Marshal(claims)
 	if err != nil {
 		return "", fmt.Errorf("oidctest: marshal claims: %w", err)
@@ -102,18 +102,18 @@ func SignHMAC(secret []byte, claims map[string]any) (string, error) {
 	return jws.CompactSerialize()
 }
 
-// SignHMACT is SignHMAC for tests: it fails the test on error.
-func SignHMACT(t testing.TB, secret []byte, claims map[string]any) string {
+// signHMACT is signHMAC for tests: it fails the test on error.
+func signHMACT(t testing.TB, secret []byte, claims map[string]any) string {
 	t.Helper()
-	tok, err := SignHMAC(secret, claims)
+	tok, err := signHMAC(secret, claims)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tok
 }
 
-// Unsigned returns an alg "none" token with an empty signature.
-func Unsigned(claims map[string]any) (string, error) {
+// unsigned returns an alg "none" token with an empty signature.
+func unsigned(claims map[string]any) (string, error) {
 	payload, err := json.Marshal(claims)
 	if err != nil {
 		return "", fmt.Errorf("oidctest: marshal claims: %w", err)
@@ -122,10 +122,10 @@ func Unsigned(claims map[string]any) (string, error) {
 	return enc.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + enc.EncodeToString(payload) + ".", nil
 }
 
-// UnsignedT is Unsigned for tests: it fails the test on error.
-func UnsignedT(t testing.TB, claims map[string]any) string {
+// unsignedT is unsigned for tests: it fails the test on error.
+func unsignedT(t testing.TB, claims map[string]any) string {
 	t.Helper()
-	tok, err := Unsigned(claims)
+	tok, err := unsigned(claims)
 	if err != nil {
 		t.Fatal(err)
 	}

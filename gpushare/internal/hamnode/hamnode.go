@@ -35,7 +35,7 @@ func GPUs(prefix string, n int, model string, memoryMiB int32) []gpushare.Device
 // gpu=on, devs in the hami.io/node-nvidia-register annotation written in
 // format, and GPUs × slots of nvidia.com/gpu in its capacity and
 // allocatable. It is the one place that renders a HAMi-registered Node
-// (gpusharetest.NodeIn and hamisim.Node return it). Errors wrap
+// (behind gpusharetest.NodeIn and hamisim.RegisterNode). Errors wrap
 // gpushare.ErrUnencodable.
 func Node(format gpushare.RegistrationFormat, name string, devs ...gpushare.Device) (*corev1.Node, error) {
 	reg, err := gpushare.EncodeNodeDevices(devs, format)
