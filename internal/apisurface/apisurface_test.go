@@ -87,7 +87,10 @@ func (u) Exported() {}
 	write("a/a_test.go", "package a\n\nfunc TestOnly() {}\n")
 	write("a/ign.go", "//go:build ignore\n\npackage a\n\nfunc Ignored() {}\n")
 	write("root.go", "package m\n\nfunc Root() {}\n")
-	write("internal/i/i.go", "package i\n\nfunc Internal() {}\n")
+	write("internal/i/i.go", "package i\n\nfunc Internal() {}\n\ntype Shared struct{ X, y int }\n")
+	// Aliases: of a module type, its members under the alias's name; of
+	// a type outside the module, the name only.
+	write("a/alias.go", "package a\n\nimport (\n\t\"example.com/m/internal/i\"\n\tt \"time\"\n)\n\ntype S = i.Shared\ntype D = t.Duration\ntype s = i.Shared\n")
 	write("examples/e/e.go", "package main\n\nfunc Example() {}\n")
 	write("cmd/main.go", "package main\n\nfunc Main() {}\n")
 	write("nested/go.mod", "module example.com/nested\n")
@@ -95,12 +98,15 @@ func (u) Exported() {}
 	ids, err := Scan(dir)
 	require.NoError(t, err)
 	require.Equal(t, `a C const
+a D type
 a F func
 a I type
 a I.M method
 a L type
 a L.G field
 a L.N method
+a S type
+a S.X field
 a T type
 a T.Embedded field
 a T.F field
