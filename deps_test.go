@@ -58,7 +58,7 @@ var cozystackUses = []string{"backup", "etcdrelocate", "gpushare", "gpushare/liv
 
 // localenvUses are the module's packages localenv imports, besides its own
 // internal ones.
-var localenvUses = []string{"localenv/pki", "internal/crds", "internal/kindnode", "internal/peerurl", "internal/process", "internal/serverbin"}
+var localenvUses = []string{"localenv/pki", "cli", "internal/crds", "internal/kindnode", "internal/peerurl", "internal/process", "internal/serverbin"}
 
 // mayUse reports whether p is in allowed, or under one of its entries that
 // ends with "/".
@@ -118,7 +118,7 @@ func TestDependencies(t *testing.T) {
 		// gpushare/hamisim: 578 packages (client-go to play HAMi on a cluster).
 		{"gpushare/hamisim", []string{"gpushare", "gpushare/internal/hamnode"}, 640, []string{"github.com/aws", "go.etcd.io", "github.com/NVIDIA/go-nvml", "github.com/google/cel-go"}},
 		// localenv: 992 packages (the etcd client, the AWS SDK for its S3
-		// server, Velero's types, kind; the servers are built, not linked).
+		// server, Velero's types, kind, and cli for OpenTarget; the servers are built, not linked).
 		{"localenv", localenvUses, 1090, []string{"github.com/google/cel-go", "k8s.io/apiserver"}},
 		// localenv/etcdlayout: 1012 packages.
 		{"localenv/etcdlayout", append([]string{"localenv", "localenv/internal/", "internal/portforward"}, localenvUses...), 1110, []string{"github.com/google/cel-go", "k8s.io/apiserver"}},

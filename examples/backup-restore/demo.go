@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"reflect"
 	"sort"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
@@ -65,7 +63,7 @@ spec: {selector: {app: web}, ports: [{port: 80}]}
 func runDemo(parent context.Context, o *options) error {
 	ctx, cancel := o.withTimeout(parent)
 	defer cancel()
-	env, err := openEmbedded(ctx, &o.target, "etcd, kube-apiserver", localenv.Config{EtcdMembers: 1})
+	env, err := localenv.OpenTarget(ctx, &o.target, "etcd, kube-apiserver", localenv.Config{EtcdMembers: 1})
 	if err != nil {
 		return err
 	}
@@ -319,21 +317,4 @@ func sortedKeys(m map[string]map[string]any) []string {
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
-}
-
-// openEmbedded opens target on the local environment of cfg (components
-// name what it starts, for the progress line) and returns the environment;
-// target.Close stops it.
-func openEmbedded(ctx context.Context, target *cli.Target, components string, cfg localenv.Config) (*localenv.Env, error) {
-	var env *localenv.Env
-	err := target.Open(ctx, &cli.Embedded{Components: components,
-		Start: func(ctx context.Context, log *slog.Logger, builds io.Writer) (*rest.Config, func() error, error) {
-			cfg.Logger, cfg.BuildProgress = log, builds
-			var err error
-			if env, err = localenv.Start(ctx, cfg); err != nil {
-				return nil, nil, err
-			}
-			return env.RESTConfig(), env.Stop, nil
-		}})
-	return env, err
 }

@@ -3,13 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/etcdrelocate"
@@ -28,7 +25,7 @@ var nodes = []localenv.NodeConfig{{Name: "node-a"}, {Name: "node-b"}, {Name: "no
 // runEmbedded starts the embedded environment with simulated nodes, creates
 // a tenant etcd, and relocates a member under a write load.
 func (o *options) runEmbedded(ctx context.Context) error {
-	env, err := openEmbedded(ctx, &o.target, simulatedCluster, localenv.Config{Cluster: &localenv.ClusterConfig{Nodes: nodes}})
+	env, err := localenv.OpenTarget(ctx, &o.target, simulatedCluster, localenv.Config{Cluster: &localenv.ClusterConfig{Nodes: nodes}})
 	if err != nil {
 		return err
 	}
@@ -111,21 +108,4 @@ func (l *load) stop() etcdrelocatetest.LoadReport { return l.l.Stop() }
 
 func (l *load) verify(ctx context.Context, etcdc *clientv3.Client) error {
 	return l.l.Check(ctx, etcdc)
-}
-
-// openEmbedded opens target on the local environment of cfg (components
-// name what it starts, for the progress line) and returns the environment;
-// target.Close stops it.
-func openEmbedded(ctx context.Context, target *cli.Target, components string, cfg localenv.Config) (*localenv.Env, error) {
-	var env *localenv.Env
-	err := target.Open(ctx, &cli.Embedded{Components: components,
-		Start: func(ctx context.Context, log *slog.Logger, builds io.Writer) (*rest.Config, func() error, error) {
-			cfg.Logger, cfg.BuildProgress = log, builds
-			var err error
-			if env, err = localenv.Start(ctx, cfg); err != nil {
-				return nil, nil, err
-			}
-			return env.RESTConfig(), env.Stop, nil
-		}})
-	return env, err
 }

@@ -144,7 +144,7 @@ func (o *nodeOptions) demoFleet(ctx context.Context) (*localenv.Env, error) {
 	for _, n := range []string{"node-a", "node-b", "node-c", "node-d", "node-e"} {
 		ns = append(ns, localenv.NodeConfig{Name: n})
 	}
-	env, err := openEmbedded(ctx, &o.target, simulatedCluster, localenv.Config{Cluster: &localenv.ClusterConfig{Nodes: ns}})
+	env, err := localenv.OpenTarget(ctx, &o.target, simulatedCluster, localenv.Config{Cluster: &localenv.ClusterConfig{Nodes: ns}})
 	if err != nil {
 		return nil, err
 	}

@@ -26,12 +26,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/gpushare"
@@ -117,7 +115,7 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
-	if err := o.target.Open(ctx, embedded()); err != nil {
+	if _, err := localenv.OpenTarget(ctx, &o.target, "etcd, kube-apiserver", localenv.Config{EtcdMembers: 1}); err != nil {
 		return err
 	}
 	defer o.target.Close()
@@ -150,18 +148,4 @@ func run(ctx context.Context, o *options) error {
 
 func fail(format string, args ...any) error {
 	return cli.WithCode(cli.ExitFailure, fmt.Errorf(format, args...))
-}
-
-// embedded starts the local environment the tour runs on without
-// --kubeconfig: etcd and a kube-apiserver, no nodes (the tour registers
-// simulated GPU nodes itself).
-func embedded() *cli.Embedded {
-	return &cli.Embedded{Components: "etcd, kube-apiserver",
-		Start: func(ctx context.Context, log *slog.Logger, builds io.Writer) (*rest.Config, func() error, error) {
-			env, err := localenv.Start(ctx, localenv.Config{EtcdMembers: 1, Logger: log, BuildProgress: builds})
-			if err != nil {
-				return nil, nil, err
-			}
-			return env.RESTConfig(), env.Stop, nil
-		}}
 }

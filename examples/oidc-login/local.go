@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -38,7 +36,7 @@ type tenantCluster struct {
 }
 
 func (o *options) runLocal(ctx context.Context) error {
-	env, err := openEmbedded(ctx, &o.target, "etcd", localenv.Config{EtcdMembers: 1, SkipAPIServer: true})
+	env, err := localenv.OpenTarget(ctx, &o.target, "etcd", localenv.Config{EtcdMembers: 1, SkipAPIServer: true})
 	if err != nil {
 		return err
 	}
@@ -286,21 +284,4 @@ func bearerClient(api *localenv.APIServer, token string) *kubernetes.Clientset {
 
 func whoami(ctx context.Context, api *localenv.APIServer, token string) (*authenticationv1.SelfSubjectReview, error) {
 	return bearerClient(api, token).AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
-}
-
-// openEmbedded opens target on the local environment of cfg (components
-// name what it starts, for the progress line) and returns the environment;
-// target.Close stops it.
-func openEmbedded(ctx context.Context, target *cli.Target, components string, cfg localenv.Config) (*localenv.Env, error) {
-	var env *localenv.Env
-	err := target.Open(ctx, &cli.Embedded{Components: components,
-		Start: func(ctx context.Context, log *slog.Logger, builds io.Writer) (*rest.Config, func() error, error) {
-			cfg.Logger, cfg.BuildProgress = log, builds
-			var err error
-			if env, err = localenv.Start(ctx, cfg); err != nil {
-				return nil, nil, err
-			}
-			return env.RESTConfig(), env.Stop, nil
-		}})
-	return env, err
 }

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"log/slog"
-
-	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/cozystack"
@@ -54,7 +51,7 @@ func (o *options) runEmbedded(ctx context.Context) error {
 	}
 	defer stopBuilds()
 	cfg := localenv.Config{EtcdMembers: 1, APIServer: localenv.APIServerConfig{ServiceAccountAdmission: true}}
-	env, err := openEmbedded(ctx, &o.target, "etcd, kube-apiserver", cfg)
+	env, err := localenv.OpenTarget(ctx, &o.target, "etcd, kube-apiserver", cfg)
 	if err != nil {
 		return err
 	}
@@ -76,20 +73,3 @@ func (w *world) steps() []step {
 
 // step starts a progress line on the progress writer.
 func (w *world) step(what string) *cli.Progress { return cli.Step(w.progress, what) }
-
-// openEmbedded opens target on the local environment of cfg (components
-// name what it starts, for the progress line) and returns the environment;
-// target.Close stops it.
-func openEmbedded(ctx context.Context, target *cli.Target, components string, cfg localenv.Config) (*localenv.Env, error) {
-	var env *localenv.Env
-	err := target.Open(ctx, &cli.Embedded{Components: components,
-		Start: func(ctx context.Context, log *slog.Logger, builds io.Writer) (*rest.Config, func() error, error) {
-			cfg.Logger, cfg.BuildProgress = log, builds
-			var err error
-			if env, err = localenv.Start(ctx, cfg); err != nil {
-				return nil, nil, err
-			}
-			return env.RESTConfig(), env.Stop, nil
-		}})
-	return env, err
-}
