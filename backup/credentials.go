@@ -41,6 +41,25 @@ func CredentialsSecretName(bucket, user string) string {
 	return "bucket-" + bucket + "-" + user + "-credentials"
 }
 
+// CredentialsSecret returns the Secret Cozystack writes for a Bucket user
+// (packages/system/bucket, user-credentials.yaml): named
+// CredentialsSecretName in ref's namespace, labelled
+// apps.cozystack.io/user-secret, with c in the keys bucketName, endpoint,
+// accessKey and secretKey. It is the inverse of LoadCredentials, for tools
+// and tests that stand in for Cozystack's Bucket (the examples create it on
+// the embedded local environment's S3 server).
+func CredentialsSecret(ref BucketRef, c Credentials) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: CredentialsSecretName(ref.Bucket, ref.User),
+			Labels: map[string]string{userSecretLabel: "true"}},
+		Data: map[string][]byte{"bucketName": []byte(c.Bucket), "endpoint": []byte(c.Endpoint),
+			"accessKey": []byte(c.AccessKeyID), "secretKey": []byte(c.SecretAccessKey)},
+	}
+}
+
+// userSecretLabel marks the Secrets Cozystack shows its users.
+const userSecretLabel = "apps.cozystack.io/user-secret"
+
 // bucketInfoSecretName returns the name of the COSI Secret of a Bucket
 // user: bucket-<bucket>-<user>.
 func bucketInfoSecretName(bucket, user string) string { return "bucket-" + bucket + "-" + user }

@@ -132,3 +132,19 @@ func TestLoadCredentials_eitherSecret(t *testing.T) {
 	_, err = credentialsFromSecret(nil)
 	require.ErrorIs(t, err, ErrInvalidSecret)
 }
+
+// CredentialsSecret writes what LoadCredentials reads.
+func TestCredentialsSecret_roundTrip(t *testing.T) {
+	ctx := t.Context()
+	ref := BucketRef{Namespace: "tenant-a", Bucket: "backups", User: "velero"}
+	want := Credentials{Bucket: "bucket-91bbb59f", Endpoint: "s3.example.org:8443", AccessKeyID: "AK", SecretAccessKey: "SK"}
+	s := CredentialsSecret(ref, want)
+	require.Equal(t, "bucket-backups-velero-credentials", s.Name)
+	require.Equal(t, "true", s.Labels["apps.cozystack.io/user-secret"])
+	kube := fake.NewClientset()
+	_, err := kube.CoreV1().Secrets(s.Namespace).Create(ctx, s, metav1.CreateOptions{})
+	require.NoError(t, err)
+	got, err := LoadCredentials(ctx, kube, ref)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+}

@@ -110,12 +110,10 @@ func TestVelero(t *testing.T) {
 	// The tenant's Bucket Secret, as Cozystack derives it.
 	_, err := a.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant-demo"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	_, err = a.kube.CoreV1().Secrets("tenant-demo").Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: backup.CredentialsSecretName("velero-backups", "velero"), Labels: map[string]string{"apps.cozystack.io/user-secret": "true"}},
-		StringData: map[string]string{"bucketName": e.creds.Bucket, "endpoint": e.creds.Endpoint, "accessKey": e.creds.AccessKeyID, "secretKey": e.creds.SecretAccessKey},
-	}, metav1.CreateOptions{})
+	bucketRef := backup.BucketRef{Namespace: "tenant-demo", Bucket: "velero-backups", User: "velero"}
+	_, err = a.kube.CoreV1().Secrets("tenant-demo").Create(ctx, backup.CredentialsSecret(bucketRef, e.creds), metav1.CreateOptions{})
 	require.NoError(t, err)
-	creds, err := backup.LoadCredentials(ctx, a.kube, backup.BucketRef{Namespace: "tenant-demo", Bucket: "velero-backups", User: "velero"})
+	creds, err := backup.LoadCredentials(ctx, a.kube, bucketRef)
 	require.NoError(t, err)
 	require.Equal(t, e.creds, creds)
 

@@ -142,11 +142,8 @@ jwt:
 	t.Run("Velero settings from a Bucket", func(t *testing.T) {
 		_, err := cl.VeleroValues(ctx, "backups", "velero", backup.ValuesOptions{})
 		require.ErrorIs(t, err, backup.ErrSecretNotFound)
-		_, err = mgmt.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: backup.CredentialsSecretName("backups", "velero")},
-			StringData: map[string]string{"bucketName": "bucket-91bbb59f", "endpoint": "s3.example.org",
-				"accessKey": "AKIAEXAMPLE", "secretKey": "not-a-real-secret"},
-		}, metav1.CreateOptions{})
+		_, err = mgmt.CoreV1().Secrets(ns).Create(ctx, backup.CredentialsSecret(backup.BucketRef{Namespace: ns, Bucket: "backups", User: "velero"},
+			backup.Credentials{Bucket: "bucket-91bbb59f", Endpoint: "s3.example.org", AccessKeyID: "AKIAEXAMPLE", SecretAccessKey: "not-a-real-secret"}), metav1.CreateOptions{})
 		require.NoError(t, err)
 
 		stored, err := cl.EnableVelero(ctx, "backups", "velero", backup.ValuesOptions{})

@@ -126,6 +126,7 @@ func TestLedgerViews(t *testing.T) {
 		Capacity: gpushare.Amount{Slots: 30, MemoryMiB: 2*81920 + 15360, Cores: 300},
 		Used:     gpushare.Amount{Slots: 4, MemoryMiB: 85000, Cores: 120},
 		Free:     gpushare.Amount{Slots: 26, MemoryMiB: 2*81920 + 15360 - 85000, Cores: 180}}, s)
+	require.Equal(t, "85000/179200 MiB, 120/300 cores, 4/30 slots used", s.String())
 	a, _ := l.Node("a")
 	require.Equal(t, []gpushare.PodShare{
 		{Namespace: "ml", Name: "train", Used: gpushare.Amount{Slots: 1, MemoryMiB: 40000, Cores: 50}},

@@ -1,6 +1,7 @@
 package gpushare
 
 import (
+	"fmt"
 	"sort"
 )
 
@@ -83,6 +84,13 @@ type Summary struct {
 	// Capacity and Used sum every registered GPU; Free sums each GPU's
 	// free amount (never below 0).
 	Capacity, Used, Free Amount
+}
+
+// String returns the usage in a few words, used of capacity:
+// "69360/194560 MiB, 100/400 cores, 4/40 slots used".
+func (s Summary) String() string {
+	return fmt.Sprintf("%d/%d MiB, %d/%d cores, %d/%d slots used",
+		s.Used.MemoryMiB, s.Capacity.MemoryMiB, s.Used.Cores, s.Capacity.Cores, s.Used.Slots, s.Capacity.Slots)
 }
 
 // Nodes returns every node with registered GPUs or counted pods, by name.

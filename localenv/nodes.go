@@ -15,7 +15,7 @@ import (
 
 // DefaultEtcdImages are the etcd images kubelet nodes have by default, and
 // that tenantkit's kind node image holds (tenantkit's etcd under each
-// name): the aenix operator's (package etcdlayout's DefaultImage) and the
+// name): the aenix operator's (package etcdlayout's default image) and the
 // one kubeadm-style control planes name.
 var DefaultEtcdImages = kindnode.TenantEtcdImages
 

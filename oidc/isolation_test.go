@@ -68,17 +68,17 @@ func TestTwoTenantClusters(t *testing.T) {
 
 	// A accepts alice's token for A (once its authenticator has discovered
 	// dex) and sees her email and groups.
-	var review *authenticationv1.SelfSubjectReview
+	var user authenticationv1.UserInfo
 	require.Eventually(t, func() bool {
-		review, err = whoami(ctx, apiA, alice)
+		user, err = oidc.WhoAmI(ctx, apiA.RESTConfig(), alice)
 		return err == nil
 	}, 60*time.Second, 250*time.Millisecond, "A never accepted the token: %v", err)
-	require.Equal(t, "alice@a.example", review.Status.UserInfo.Username)
-	require.Contains(t, review.Status.UserInfo.Groups, "tenant-a-admin")
-	require.Contains(t, review.Status.UserInfo.Groups, "system:authenticated")
+	require.Equal(t, "alice@a.example", user.Username)
+	require.Contains(t, user.Groups, "tenant-a-admin")
+	require.Contains(t, user.Groups, "system:authenticated")
 
 	// B refuses it: the audience is A's. Our Verifier says why.
-	_, err = whoami(ctx, apiB, alice)
+	_, err = oidc.WhoAmI(ctx, apiB.RESTConfig(), alice)
 	require.True(t, apierrors.IsUnauthorized(err), "B: %v", err)
 	vB := verifierFor(t, b, dex)
 	_, err = vB.Verify(ctx, alice)
@@ -90,20 +90,20 @@ func TestTwoTenantClusters(t *testing.T) {
 	// is the auth-code + PKCE login of dex's mock user (group "authors").
 	vA := verifierFor(t, a, dex)
 	for _, tok := range []string{token("mallory@x.example", a.ClientID()), authCode(ctx, t, dex, a.ClientID())} {
-		_, err = whoami(ctx, apiA, tok)
+		_, err = oidc.WhoAmI(ctx, apiA.RESTConfig(), tok)
 		require.True(t, apierrors.IsUnauthorized(err), "A: %v", err)
 		_, err = vA.Verify(ctx, tok)
 		require.ErrorIs(t, err, oidc.ErrRuleFailed)
 	}
 	// email_verified: false is refused by both.
 	eve := token("eve@a.example", a.ClientID())
-	_, err = whoami(ctx, apiA, eve)
+	_, err = oidc.WhoAmI(ctx, apiA.RESTConfig(), eve)
 	require.True(t, apierrors.IsUnauthorized(err), "A: %v", err)
 	_, err = vA.Verify(ctx, eve)
 	require.ErrorIs(t, err, oidc.ErrEmailNotVerified)
-	user, err := vA.Verify(ctx, alice)
+	verified, err := vA.Verify(ctx, alice)
 	require.NoError(t, err)
-	require.Equal(t, review.Status.UserInfo.Username, user.Username)
+	require.Equal(t, user.Username, verified.Username)
 
 	t.Run("rbac", func(t *testing.T) { testRBAC(ctx, t, apiA, a, alice, token("victor@a.example", a.ClientID())) })
 	t.Run("kubeconfig", func(t *testing.T) { testKubeconfig(ctx, t, apiA, a, dex, alice) })
@@ -177,15 +177,6 @@ func clientWithToken(t *testing.T, api *localenv.APIServer, token string) *kuber
 	cs, err := kubernetes.NewForConfig(rc)
 	require.NoError(t, err)
 	return cs
-}
-
-func whoami(ctx context.Context, api *localenv.APIServer, token string) (*authenticationv1.SelfSubjectReview, error) {
-	rc := &rest.Config{Host: api.URL, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: api.CAPEM}}
-	cs, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return nil, err
-	}
-	return cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 }
 
 // The fake kubectl oidc-login: TestMain turns the test binary into it when

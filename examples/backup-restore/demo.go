@@ -32,6 +32,10 @@ var demoKinds = map[string]schema.GroupVersionResource{
 	"Deployment": {Group: "apps", Version: "v1", Resource: "deployments"},
 }
 
+// demoBucket is the Bucket application's user whose credentials Velero
+// uses.
+var demoBucket = backup.BucketRef{Namespace: "tenant-demo", Bucket: "velero-backups", User: "velero"}
+
 const demoYAML = `
 apiVersion: v1
 kind: ConfigMap
@@ -88,7 +92,7 @@ func runDemo(parent context.Context, o *options) error {
 	if err := createBucketSecret(ctx, kube, s3); err != nil {
 		return err
 	}
-	creds, err := backup.LoadCredentials(ctx, kube, backup.BucketRef{Namespace: "tenant-demo", Bucket: "velero-backups", User: "velero"})
+	creds, err := backup.LoadCredentials(ctx, kube, demoBucket)
 	if err != nil {
 		return err
 	}
@@ -194,16 +198,16 @@ func runDemo(parent context.Context, o *options) error {
 	return nil
 }
 
+// createBucketSecret writes the Bucket's credentials Secret into tenant
+// namespace tenant-demo, as Cozystack derives it from a Bucket application
+// (here, for the embedded S3 server).
 func createBucketSecret(ctx context.Context, kube kubernetes.Interface, s3 *localenv.S3Server) error {
 	_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant-demo"}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
-	_, err = kube.CoreV1().Secrets("tenant-demo").Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: backup.CredentialsSecretName("velero-backups", "velero"),
-			Labels: map[string]string{"apps.cozystack.io/user-secret": "true"}},
-		StringData: map[string]string{"bucketName": "velero-backups", "endpoint": s3.Endpoint, "accessKey": s3.AccessKey, "secretKey": s3.SecretKey},
-	}, metav1.CreateOptions{})
+	secret := backup.CredentialsSecret(demoBucket, backup.Credentials{Bucket: "velero-backups", Endpoint: s3.Endpoint, AccessKeyID: s3.AccessKey, SecretAccessKey: s3.SecretKey})
+	_, err = kube.CoreV1().Secrets(secret.Namespace).Create(ctx, secret, metav1.CreateOptions{})
 	return err
 }
 

@@ -6,8 +6,6 @@ import (
 	"os"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
@@ -62,13 +60,13 @@ func (o *options) runEmbedded(ctx context.Context) error {
 		return err
 	}
 	defer etcdc.Close()
-	load := startLoad(etcdc)
+	load := etcdrelocatetest.StartLoad(etcdc, etcdrelocatetest.LoadConfig{Prefix: "/example/"})
 	res, err := o.relocate(ctx, r, req)
-	rep := load.stop()
+	rep := load.Stop()
 	if err != nil || res == nil {
 		return err
 	}
-	if err := load.verify(ctx, etcdc); err != nil {
+	if err := load.Check(ctx, etcdc); err != nil { // every acknowledged write, read back
 		return err
 	}
 	fmt.Fprintf(o.out, "\nWrite load through the move: %d writes acknowledged, all read back; %d failed; longest gap %s.\n",
@@ -95,17 +93,4 @@ func (o *options) defaults(ctx context.Context, r *etcdrelocate.Relocator, req *
 		}
 	}
 	return nil
-}
-
-// load is the example's writer (package etcdrelocatetest's load).
-type load struct{ l *etcdrelocatetest.Load }
-
-func startLoad(etcdc *clientv3.Client) *load {
-	return &load{l: etcdrelocatetest.StartLoad(etcdc, etcdrelocatetest.LoadConfig{Prefix: "/example/"})}
-}
-
-func (l *load) stop() etcdrelocatetest.LoadReport { return l.l.Stop() }
-
-func (l *load) verify(ctx context.Context, etcdc *clientv3.Client) error {
-	return l.l.Check(ctx, etcdc)
 }

@@ -12,8 +12,7 @@ import (
 
 func printLedger(out io.Writer, l *gpushare.Ledger) {
 	s := l.Summary()
-	fmt.Fprintf(out, "\nLedger: %d GPU nodes, %d GPUs, %d pods; memory %s, cores %s, slots %s used\n",
-		s.Nodes, s.GPUs, s.Pods, of(s.Used.MemoryMiB, s.Capacity.MemoryMiB, "MiB"), of(s.Used.Cores, s.Capacity.Cores, ""), of(s.Used.Slots, s.Capacity.Slots, ""))
+	fmt.Fprintf(out, "\nLedger: %d GPU nodes, %d GPUs, %d pods; %s\n", s.Nodes, s.GPUs, s.Pods, s)
 	var rows [][]string
 	for _, n := range l.Nodes() {
 		if n.Err != nil {

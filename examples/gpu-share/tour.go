@@ -7,12 +7,11 @@ import (
 	"io"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/gpushare"
+	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
 	"github.com/cozystack/tenantkit/gpushare/hamisim"
 )
 
@@ -65,17 +64,16 @@ var series = []demoPod{
 // tooBig does not fit anywhere: two GPUs with 60000 MiB each.
 var tooBig = demoPod{namespace: "ml", name: "too-big", gpus: 2, mem: 60000, cores: 50}
 
+// pod is the pod as a user writes it: limits per GPU (an exclusive card
+// asks nvidia.com/gpu alone), HAMi's annotations for the card type and the
+// GPU policy.
 func (d demoPod) pod() *corev1.Pod {
-	l := corev1.ResourceList{gpushare.ResourceGPU: *resource.NewQuantity(d.gpus, resource.DecimalSI)}
-	if d.mem > 0 {
-		l[gpushare.ResourceMemory] = *resource.NewQuantity(d.mem, resource.DecimalSI)
+	cores := d.cores
+	if cores >= 100 {
+		cores = 0
 	}
-	if d.cores > 0 && d.cores < 100 {
-		l[gpushare.ResourceCores] = *resource.NewQuantity(d.cores, resource.DecimalSI)
-	}
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: d.namespace, Name: d.name, Annotations: map[string]string{}},
-		Spec: corev1.PodSpec{SchedulerName: "hami-scheduler", Containers: []corev1.Container{{
-			Name: "main", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{Limits: l}}}}}
+	p := gpusharetest.Pod(d.namespace, d.name, gpusharetest.Container("main", d.gpus, d.mem, cores))
+	p.Annotations = map[string]string{}
 	if d.useType != "" {
 		p.Annotations[gpushare.AnnotationUseGPUType] = d.useType
 	}

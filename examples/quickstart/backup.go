@@ -84,10 +84,9 @@ func (w *world) createBucketSecret(ctx context.Context, ns string, s3 *localenv.
 	if err != nil {
 		return err
 	}
-	_, err = mgmt.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: backup.CredentialsSecretName(bucket, bucketUser)},
-		StringData: map[string]string{"bucketName": bucket, "endpoint": s3.Endpoint, "accessKey": s3.AccessKey, "secretKey": s3.SecretKey},
-	}, metav1.CreateOptions{})
+	secret := backup.CredentialsSecret(backup.BucketRef{Namespace: ns, Bucket: bucket, User: bucketUser},
+		backup.Credentials{Bucket: bucket, Endpoint: s3.Endpoint, AccessKeyID: s3.AccessKey, SecretAccessKey: s3.SecretKey})
+	_, err = mgmt.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{})
 	return err
 }
 

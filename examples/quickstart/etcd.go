@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-
 	"github.com/cozystack/tenantkit/etcdrelocate"
+	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
 	"github.com/cozystack/tenantkit/localenv"
 	"github.com/cozystack/tenantkit/localenv/etcdlayout"
 )
@@ -52,22 +50,18 @@ func (w *world) etcd(ctx context.Context) (string, error) {
 	}
 	showPlan(w, plan)
 
-	load := startLoad(cli, "/quickstart/load/")
+	load := etcdrelocatetest.StartLoad(cli, etcdrelocatetest.LoadConfig{Prefix: "/quickstart/load/"})
 	res, err := r.Execute(ctx, plan)
-	acked, failed := load.stop()
-	if err != nil {
-		return "", err
-	}
-	lost, err := load.lost(ctx, cli)
+	written := load.Stop()
 	if err != nil {
 		return "", err
 	}
 	fmt.Fprintf(w.out, "Verified after the move:\n%s", res.Verification)
-	if lost > 0 {
-		return "", fmt.Errorf("%d of %d acknowledged writes lost", lost, acked)
+	if err := load.Check(ctx, cli); err != nil { // every acknowledged write, read back
+		return "", err
 	}
 	return fmt.Sprintf("%s moved %s → %s in %s under load: %d writes acknowledged (%d failed), none lost",
-		moveMember, from.Node, moveTarget, res.Duration.Round(100*time.Millisecond), acked, failed), nil
+		moveMember, from.Node, moveTarget, res.Duration.Round(100*time.Millisecond), written.Acked, written.Failed), nil
 }
 
 // startTenantEtcd runs the tenant etcd as the etcd operator would, its
@@ -108,70 +102,4 @@ func (w *world) showRelocation(e etcdrelocate.Event) {
 		return
 	}
 	fmt.Fprintf(w.progress, "    step %2d/%d %-16s %-8s %s (%s)\n", e.Index+1, e.Total, e.Step, e.Phase, e.Message, e.Elapsed.Round(time.Millisecond))
-}
-
-// load is a steady write load: one writer putting <prefix><seq>, recording
-// which writes etcd acknowledged.
-type load struct {
-	prefix string
-	cancel context.CancelFunc
-	done   chan struct{}
-
-	mu     sync.Mutex
-	acked  []int
-	failed int
-}
-
-func startLoad(cli *clientv3.Client, prefix string) *load {
-	ctx, cancel := context.WithCancel(context.Background())
-	l := &load{prefix: prefix, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(l.done)
-		for seq := 0; ctx.Err() == nil; seq++ {
-			wctx, done := context.WithTimeout(ctx, 2*time.Second)
-			_, err := cli.Put(wctx, l.key(seq), fmt.Sprint(seq))
-			done()
-			l.mu.Lock()
-			if err == nil {
-				l.acked = append(l.acked, seq)
-			} else if ctx.Err() == nil {
-				l.failed++
-			}
-			l.mu.Unlock()
-			select {
-			case <-ctx.Done():
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
-	return l
-}
-
-func (l *load) key(seq int) string { return fmt.Sprintf("%s%09d", l.prefix, seq) }
-
-// stop ends the load and returns how many writes were acknowledged and
-// how many failed.
-func (l *load) stop() (acked, failed int) {
-	l.cancel()
-	<-l.done
-	return len(l.acked), l.failed
-}
-
-// lost counts acknowledged writes that a linearizable read does not find.
-func (l *load) lost(ctx context.Context, cli *clientv3.Client) (int, error) {
-	resp, err := cli.Get(ctx, l.prefix, clientv3.WithPrefix())
-	if err != nil {
-		return 0, fmt.Errorf("read back the load: %w", err)
-	}
-	got := make(map[string]string, len(resp.Kvs))
-	for _, kv := range resp.Kvs {
-		got[string(kv.Key)] = string(kv.Value)
-	}
-	lost := 0
-	for _, seq := range l.acked {
-		if got[l.key(seq)] != fmt.Sprint(seq) {
-			lost++
-		}
-	}
-	return lost, nil
 }

@@ -3,53 +3,28 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
-
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/gpushare"
+	"github.com/cozystack/tenantkit/gpushare/gpusharetest"
 	"github.com/cozystack/tenantkit/gpushare/hamisim"
 )
 
-// gpuNodes are cluster A's GPU workers, as HAMi's device plugin registers
-// them (10 slots and 100 cores per card, the chart's defaults).
-var gpuNodes = []struct {
-	name, model string
-	gpus        int
-	memoryMiB   int32
-}{
-	{"gpu-a100", "NVIDIA A100-PCIE-80GB", 2, 81920},
-	{"gpu-t4", "NVIDIA-Tesla T4", 2, 15360},
-}
-
-// gpuPod is a pod of the story and what it asks of each GPU.
-type gpuPod struct {
-	namespace, name  string
-	gpus, mem, cores int64
-	gpuType          string // hami.io/use-gputype
-}
-
-var gpuPods = []gpuPod{
-	{"ml", "train", 1, 40000, 50, ""},
-	{"ml", "notebook", 1, 8000, 20, ""},
-	{"web", "ocr", 1, 6000, 30, "T4"},
-	{"web", "transcode", 1, 0, 0, "T4"}, // nvidia.com/gpu alone: a whole card
-}
-
-// gpu registers cluster A's GPU nodes, places the pods with HAMi's rules
-// through the cluster's ledger, and prints the ledger.
+// gpu registers cluster A's GPU nodes as HAMi's device plugin does (two
+// cards each, the chart's defaults: 10 slots and 100 cores per card),
+// places pods with HAMi's rules through the cluster's ledger, and prints
+// where each landed and the ledger's totals. The gpu-share example tours
+// the rest: the ledger per GPU, why a pod does not fit, the what-if.
 func (w *world) gpu(ctx context.Context) (string, error) {
 	a := w.clusters[0]
 	cs, err := a.Clientset(ctx)
 	if err != nil {
 		return "", err
 	}
-	if err := registerGPUNodes(ctx, cs); err != nil {
+	if err := hamisim.RegisterNode(ctx, cs, "gpu-a100", hamisim.GPUs("a100", 2, "NVIDIA A100-PCIE-80GB", 81920)); err != nil {
+		return "", err
+	}
+	if err := hamisim.RegisterNode(ctx, cs, "gpu-t4", hamisim.GPUs("t4", 2, "NVIDIA-Tesla T4", 15360)); err != nil {
 		return "", err
 	}
 	ledgerCtx, stop := context.WithCancel(ctx)
@@ -59,78 +34,28 @@ func (w *world) gpu(ctx context.Context) (string, error) {
 		return "", err
 	}
 	var rows [][]string
-	for _, p := range gpuPods {
-		placed, err := hamisim.Bind(ctx, cs, ledger, p.pod()) // HAMi's scheduler, played
+	for _, p := range []struct {
+		namespace, name, asks  string
+		gpus, memoryMiB, cores int64
+		onT4                   bool
+	}{
+		{"ml", "train", "40000 MiB, 50% cores", 1, 40000, 50, false},
+		{"ml", "notebook", "8000 MiB, 20% cores", 1, 8000, 20, false},
+		{"web", "ocr", "6000 MiB, 30% cores on a T4", 1, 6000, 30, true},
+		{"web", "transcode", "a whole card on a T4", 1, 0, 0, true}, // nvidia.com/gpu alone
+	} {
+		pod := gpusharetest.Pod(p.namespace, p.name, gpusharetest.Container("main", p.gpus, p.memoryMiB, p.cores))
+		if p.onT4 {
+			pod.Annotations = map[string]string{gpushare.AnnotationUseGPUType: "T4"}
+		}
+		placed, err := hamisim.Bind(ctx, cs, ledger, pod) // HAMi's scheduler, played
 		if err != nil {
 			return "", err
 		}
-		rows = append(rows, []string{p.namespace + "/" + p.name, p.asks(), placed.Node, placed.Containers.String()})
+		rows = append(rows, []string{p.namespace + "/" + p.name, p.asks, placed.Node, placed.Containers.String()})
 	}
 	cli.Table(w.out, []string{"POD", "ASKS PER GPU", "NODE", "hami.io/vgpu-devices-allocated"}, rows)
-	fmt.Fprintln(w.out)
-	printLedger(w.out, ledger)
 	s := ledger.Summary()
-	return fmt.Sprintf("%d pods placed by HAMi's rules; ledger: %s", s.Pods, usage(s)), nil
-}
-
-// registerGPUNodes creates the nodes as HAMi's device plugin registers
-// them.
-func registerGPUNodes(ctx context.Context, cs kubernetes.Interface) error {
-	for _, n := range gpuNodes {
-		if err := hamisim.RegisterNode(ctx, cs, n.name, hamisim.GPUs(n.name[4:], n.gpus, n.model, n.memoryMiB)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (g gpuPod) pod() *corev1.Pod {
-	limits := corev1.ResourceList{gpushare.ResourceGPU: *resource.NewQuantity(g.gpus, resource.DecimalSI)}
-	if g.mem > 0 {
-		limits[gpushare.ResourceMemory] = *resource.NewQuantity(g.mem, resource.DecimalSI)
-	}
-	if g.cores > 0 {
-		limits[gpushare.ResourceCores] = *resource.NewQuantity(g.cores, resource.DecimalSI)
-	}
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: g.namespace, Name: g.name, Annotations: map[string]string{}},
-		Spec: corev1.PodSpec{SchedulerName: "hami-scheduler", Containers: []corev1.Container{{
-			Name: "main", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{Limits: limits}}}}}
-	if g.gpuType != "" {
-		pod.Annotations[gpushare.AnnotationUseGPUType] = g.gpuType
-	}
-	return pod
-}
-
-func (g gpuPod) asks() string {
-	s := "a whole card"
-	if g.mem > 0 {
-		s = fmt.Sprintf("%d MiB, %d%% cores", g.mem, g.cores)
-	}
-	if g.gpuType != "" {
-		s += " on a " + g.gpuType
-	}
-	return s
-}
-
-// usage sums up a ledger in a few words.
-func usage(s gpushare.Summary) string {
-	return fmt.Sprintf("%d/%d MiB, %d/%d cores, %d/%d slots used",
-		s.Used.MemoryMiB, s.Capacity.MemoryMiB, s.Used.Cores, s.Capacity.Cores, s.Used.Slots, s.Capacity.Slots)
-}
-
-func printLedger(out io.Writer, l *gpushare.Ledger) {
-	var rows [][]string
-	for _, n := range l.Nodes() {
-		for _, g := range n.GPUs {
-			var pods []string
-			for _, p := range g.Pods {
-				pods = append(pods, p.Namespace+"/"+p.Name)
-			}
-			rows = append(rows, []string{n.Name, g.ID, g.Type,
-				fmt.Sprintf("%d/%d MiB", g.Used.MemoryMiB, g.Capacity.MemoryMiB),
-				fmt.Sprintf("%d/%d", g.Used.Cores, g.Capacity.Cores),
-				fmt.Sprintf("%d/%d", g.Used.Slots, g.Capacity.Slots), strings.Join(pods, ", ")})
-		}
-	}
-	cli.Table(out, []string{"NODE", "GPU", "TYPE", "MEMORY", "CORES", "SLOTS", "PODS"}, rows)
+	fmt.Fprintf(w.out, "\nThe ledger of %s: %d GPU nodes, %d GPUs, %d pods; %s\n", a.Ref(), s.Nodes, s.GPUs, s.Pods, s)
+	return fmt.Sprintf("%d pods placed by HAMi's rules; ledger: %s", s.Pods, s), nil
 }

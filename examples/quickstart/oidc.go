@@ -7,11 +7,7 @@ import (
 	"strings"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/oidc"
@@ -34,11 +30,11 @@ func (w *world) oidc(ctx context.Context) (string, error) {
 	var rows [][]string
 	accepted := map[*tenantCluster]bool{}
 	for _, tc := range []*tenantCluster{a, b} {
-		review, apiErr := whoami(ctx, tc, token)
-		_, vErr := tc.verifier.Verify(ctx, token)
+		user, apiErr := oidc.WhoAmI(ctx, tc.api.RESTConfig(), token) // what kube-apiserver decides
+		_, vErr := tc.verifier.Verify(ctx, token)                    // what the library decides, and why
 		says := "401 Unauthorized"
 		if apiErr == nil {
-			says = review.Status.UserInfo.Username + " " + fmt.Sprint(review.Status.UserInfo.Groups)
+			says = user.Username + " " + fmt.Sprint(user.Groups)
 		} else if !apierrors.IsUnauthorized(apiErr) {
 			return "", apiErr
 		}
@@ -65,7 +61,7 @@ func (w *world) oidc(ctx context.Context) (string, error) {
 // authenticator fetches the issuer's keys after it starts.
 func waitAccepted(ctx context.Context, tc *tenantCluster, token string) error {
 	for {
-		_, err := whoami(ctx, tc, token)
+		_, err := oidc.WhoAmI(ctx, tc.api.RESTConfig(), token)
 		if err == nil {
 			return nil
 		}
@@ -75,15 +71,6 @@ func waitAccepted(ctx context.Context, tc *tenantCluster, token string) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-}
-
-func whoami(ctx context.Context, tc *tenantCluster, token string) (*authenticationv1.SelfSubjectReview, error) {
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: tc.api.URL, BearerToken: token,
-		TLSClientConfig: rest.TLSClientConfig{CAData: tc.api.CAPEM}})
-	if err != nil {
-		return nil, err
-	}
-	return cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 }
 
 // reason says in a few words why a Verifier refused a token.

@@ -154,7 +154,26 @@ func (r *remote) gpu(ctx context.Context) (string, error) {
 	}
 	printLedger(r.out, l)
 	s := l.Summary()
-	return fmt.Sprintf("%d GPU nodes, %d GPUs, %d pods; %s; %d objects unreadable", s.Nodes, s.GPUs, s.Pods, usage(s), len(l.Problems())), nil
+	return fmt.Sprintf("%d GPU nodes, %d GPUs, %d pods; %s; %d objects unreadable", s.Nodes, s.GPUs, s.Pods, s, len(l.Problems())), nil
+}
+
+// printLedger prints the ledger per GPU: what each card has, holds and
+// who holds it.
+func printLedger(out io.Writer, l *gpushare.Ledger) {
+	var rows [][]string
+	for _, n := range l.Nodes() {
+		for _, g := range n.GPUs {
+			var pods []string
+			for _, p := range g.Pods {
+				pods = append(pods, p.Namespace+"/"+p.Name)
+			}
+			rows = append(rows, []string{n.Name, g.ID, g.Type,
+				fmt.Sprintf("%d/%d MiB", g.Used.MemoryMiB, g.Capacity.MemoryMiB),
+				fmt.Sprintf("%d/%d", g.Used.Cores, g.Capacity.Cores),
+				fmt.Sprintf("%d/%d", g.Used.Slots, g.Capacity.Slots), strings.Join(pods, ", ")})
+		}
+	}
+	cli.Table(out, []string{"NODE", "GPU", "TYPE", "MEMORY", "CORES", "SLOTS", "PODS"}, rows)
 }
 
 // backup lists the tenant cluster's backup locations and backups.

@@ -47,7 +47,7 @@ func (l *V1alpha1) EtcdCluster() *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "etcd.aenix.io/v1alpha1",
 		"kind":       "EtcdCluster",
-		"metadata":   map[string]any{"name": ClusterName, "namespace": cfg.Namespace},
+		"metadata":   map[string]any{"name": clusterName, "namespace": cfg.Namespace},
 		"spec": map[string]any{
 			"options": map[string]any{
 				"quota-backend-bytes":       fmt.Sprint(quota),
@@ -66,12 +66,12 @@ func (l *V1alpha1) EtcdCluster() *unstructured.Unstructured {
 				"spec": map[string]any{
 					"containers": []any{map[string]any{
 						"name":  "etcd",
-						"ports": []any{map[string]any{"name": "metrics", "containerPort": int64(MetricsPort), "protocol": "TCP"}},
+						"ports": []any{map[string]any{"name": "metrics", "containerPort": int64(metricsPort), "protocol": "TCP"}},
 					}},
 					"topologySpreadConstraints": []any{map[string]any{
 						"maxSkew": int64(1), "topologyKey": corev1.LabelHostname,
 						"whenUnsatisfiable": string(spread(cfg.StrictSpread)[0].WhenUnsatisfiable),
-						"labelSelector":     map[string]any{"matchLabels": map[string]any{"app.kubernetes.io/instance": ClusterName}},
+						"labelSelector":     map[string]any{"matchLabels": map[string]any{"app.kubernetes.io/instance": clusterName}},
 					}},
 				},
 			},
@@ -107,9 +107,9 @@ func (l *V1alpha1) Apply(ctx context.Context, rc *rest.Config) error {
 	if err := createNamespace(ctx, c.kube, ns); err != nil {
 		return err
 	}
-	ec, err := c.dyn.Resource(AenixEtcdClusters).Namespace(ns).Create(ctx, l.EtcdCluster(), metav1.CreateOptions{})
+	ec, err := c.dyn.Resource(aenixEtcdClusters).Namespace(ns).Create(ctx, l.EtcdCluster(), metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
-		ec, err = c.dyn.Resource(AenixEtcdClusters).Namespace(ns).Get(ctx, ClusterName, metav1.GetOptions{})
+		ec, err = c.dyn.Resource(aenixEtcdClusters).Namespace(ns).Get(ctx, clusterName, metav1.GetOptions{})
 	}
 	if err != nil {
 		return fmt.Errorf("create EtcdCluster: %w", err)
@@ -208,7 +208,7 @@ func (l *V1alpha1) WaitReady(ctx context.Context, rc *rest.Config) error {
 	status := fmt.Sprintf(`{"status":{"conditions":[`+
 		`{"type":"Initialized","status":"True","reason":"InitializationComplete","lastTransitionTime":%q,"message":""},`+
 		`{"type":"Ready","status":"True","reason":"StatefulSetReady","lastTransitionTime":%q,"message":""}]}}`, now, now)
-	_, err = c.dyn.Resource(AenixEtcdClusters).Namespace(ns).Patch(ctx, ClusterName, "application/merge-patch+json", []byte(status), metav1.PatchOptions{}, "status")
+	_, err = c.dyn.Resource(aenixEtcdClusters).Namespace(ns).Patch(ctx, clusterName, "application/merge-patch+json", []byte(status), metav1.PatchOptions{}, "status")
 	if err != nil {
 		return fmt.Errorf("mark EtcdCluster ready: %w", err)
 	}

@@ -27,13 +27,13 @@ func tlsSecretData(certPEM, keyPEM, caPEM []byte) map[string][]byte {
 // tests fast).
 func newIssuer(cn, ns string) (*pki.CA, error) {
 	return pki.NewCAFor(pki.Spec{CommonName: cn, Organization: []string{ns},
-		OrganizationalUnit: []string{ClusterName}, Lifetime: caLifetime})
+		OrganizationalUnit: []string{clusterName}, Lifetime: caLifetime})
 }
 
 // issue signs a leaf certificate of the chart's layout with ca and returns
 // its Secret data.
 func issue(ca *pki.CA, cn, ns string, dnsNames []string, ips []net.IP, usage pki.Usage) (map[string][]byte, error) {
-	kp, err := ca.Issue(pki.Spec{CommonName: cn, Organization: []string{ns}, OrganizationalUnit: []string{ClusterName},
+	kp, err := ca.Issue(pki.Spec{CommonName: cn, Organization: []string{ns}, OrganizationalUnit: []string{clusterName},
 		DNSNames: dnsNames, IPs: ips, Usage: usage, Lifetime: certLifetime})
 	if err != nil {
 		return nil, err

@@ -5,9 +5,9 @@ import "github.com/cozystack/tenantkit/internal/crds"
 var aenixCRD = crds.Open{Group: "etcd.aenix.io", Version: "v1alpha1", Kind: "EtcdCluster",
 	Plural: "etcdclusters", Singular: "etcdcluster"}
 
-// AenixEtcdClusters is the resource of etcd.aenix.io/v1alpha1 EtcdCluster,
+// aenixEtcdClusters is the resource of etcd.aenix.io/v1alpha1 EtcdCluster,
 // the tenant etcd of Cozystack ≤ v1.5.
-var AenixEtcdClusters = aenixCRD.GVR()
+var aenixEtcdClusters = aenixCRD.GVR()
 
 var (
 	cozystackClusterCRD = crds.Open{Group: "etcd-operator.cozystack.io", Version: "v1alpha2", Kind: "EtcdCluster",
@@ -16,9 +16,9 @@ var (
 		Plural: "etcdmembers", Singular: "etcdmember", Scale: true}
 )
 
-// EtcdClusters and EtcdMembers are the resources of Cozystack ≥ v1.6's
+// etcdClusters and EtcdMembers are the resources of Cozystack ≥ v1.6's
 // etcd-operator.cozystack.io/v1alpha2 EtcdCluster and EtcdMember.
 var (
-	EtcdClusters = cozystackClusterCRD.GVR()
+	etcdClusters = cozystackClusterCRD.GVR()
 	EtcdMembers  = cozystackMemberCRD.GVR()
 )

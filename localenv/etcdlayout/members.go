@@ -21,10 +21,10 @@ import (
 func memberLabels(member string) map[string]string {
 	return map[string]string{
 		"app.kubernetes.io/name":       "etcd",
-		"app.kubernetes.io/instance":   ClusterName,
+		"app.kubernetes.io/instance":   clusterName,
 		"app.kubernetes.io/managed-by": "etcd-operator",
 		"app.kubernetes.io/component":  member,
-		LabelCluster:                   ClusterName,
+		labelCluster:                   clusterName,
 	}
 }
 
@@ -36,13 +36,13 @@ func controllerRef(u *unstructured.Unstructured) []metav1.OwnerReference {
 // cluster and the PDB over voters.
 func (o *Operator) ensureClusterObjects(ctx context.Context, cluster *unstructured.Unstructured) error {
 	ns := o.cfg.Namespace
-	sel := map[string]string{LabelCluster: ClusterName}
+	sel := map[string]string{labelCluster: clusterName}
 	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: ClusterName, Namespace: ns, OwnerReferences: controllerRef(cluster)},
+		ObjectMeta: metav1.ObjectMeta{Name: clusterName, Namespace: ns, OwnerReferences: controllerRef(cluster)},
 		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, PublishNotReadyAddresses: true, Selector: sel,
 			Ports: []corev1.ServicePort{
-				{Name: "client", Port: ClientPort, TargetPort: intstr.FromInt32(ClientPort)},
-				{Name: "peer", Port: PeerPort, TargetPort: intstr.FromInt32(PeerPort)},
+				{Name: "client", Port: clientPort, TargetPort: intstr.FromInt32(clientPort)},
+				{Name: "peer", Port: peerPort, TargetPort: intstr.FromInt32(peerPort)},
 			}},
 	}
 	if _, err := o.c.kube.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); ignoreExists(err) != nil {
@@ -51,9 +51,9 @@ func (o *Operator) ensureClusterObjects(ctx context.Context, cluster *unstructur
 	replicas, _, _ := unstructured.NestedInt64(cluster.Object, "spec", "replicas")
 	quorum := intstr.FromInt32(int32(replicas/2 + 1))
 	pdb := &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: ClusterName, Namespace: ns, OwnerReferences: controllerRef(cluster)},
+		ObjectMeta: metav1.ObjectMeta{Name: clusterName, Namespace: ns, OwnerReferences: controllerRef(cluster)},
 		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &quorum,
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelCluster: ClusterName, LabelRole: RoleVoter}}},
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{labelCluster: clusterName, labelRole: roleVoter}}},
 	}
 	_, err := o.c.kube.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{})
 	return ignoreExists(err)
@@ -66,17 +66,17 @@ func (o *Operator) createMember(ctx context.Context, cluster *unstructured.Unstr
 	spec, _, _ := unstructured.NestedMap(cluster.Object, "spec")
 	token, _, _ := unstructured.NestedString(cluster.Object, "status", "clusterToken")
 	if token == "" {
-		token = ns + "-" + ClusterName + "-" + string(cluster.GetUID())
-		if err := o.patchStatus(ctx, EtcdClusters, ClusterName, map[string]any{"clusterToken": token}); err != nil {
+		token = ns + "-" + clusterName + "-" + string(cluster.GetUID())
+		if err := o.patchStatus(ctx, etcdClusters, clusterName, map[string]any{"clusterToken": token}); err != nil {
 			return "", err
 		}
 	}
 	m := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": EtcdMembers.GroupVersion().String(), "kind": "EtcdMember",
-		"metadata": map[string]any{"generateName": ClusterName + "-", "namespace": ns,
-			"labels": map[string]any{LabelCluster: ClusterName}, "finalizers": []any{MemberFinalizer}},
+		"metadata": map[string]any{"generateName": clusterName + "-", "namespace": ns,
+			"labels": map[string]any{labelCluster: clusterName}, "finalizers": []any{memberFinalizer}},
 		"spec": map[string]any{
-			"clusterName": ClusterName, "version": spec["version"], "storage": spec["storage"],
+			"clusterName": clusterName, "version": spec["version"], "storage": spec["storage"],
 			"options": spec["options"], "bootstrap": seed, "initialCluster": "", "clusterToken": token, "replicas": int64(1),
 			"tls": map[string]any{"clientServerSecretRef": map[string]any{"name": SecretServer}, "clientMTLS": true,
 				"peerSecretRef": map[string]any{"name": SecretPeer}},
@@ -132,8 +132,8 @@ func (o *Operator) ensureMemberObjects(ctx context.Context, cluster *unstructure
 			return err
 		}
 	}
-	if m.isVoter && cur.Labels[LabelRole] != RoleVoter {
-		patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, LabelRole, RoleVoter)
+	if m.isVoter && cur.Labels[labelRole] != roleVoter {
+		patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, labelRole, roleVoter)
 		if _, err := o.c.kube.CoreV1().Pods(ns).Patch(ctx, m.name, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (o *Operator) memberPod(cluster *unstructured.Unstructured, m member, state
 	extra, _, _ := unstructured.NestedStringMap(cluster.Object, "spec", "additionalMetadata", "labels")
 	maps.Copy(labels, extra)
 	if m.isVoter {
-		labels[LabelRole] = RoleVoter
+		labels[labelRole] = roleVoter
 	}
 	cmd := []string{"etcd",
 		"--name=" + name,
@@ -165,7 +165,7 @@ func (o *Operator) memberPod(cluster *unstructured.Unstructured, m member, state
 		"--listen-peer-urls=https://0.0.0.0:2380",
 		"--listen-client-urls=https://0.0.0.0:2379",
 		"--listen-metrics-urls=http://0.0.0.0:2381",
-		"--advertise-client-urls=" + MemberClientURL(ns, name),
+		"--advertise-client-urls=" + memberClientURL(ns, name),
 		"--initial-advertise-peer-urls=" + MemberPeerURL(ns, name),
 		"--initial-cluster=" + m.initialCluster,
 		"--initial-cluster-token=" + token,
@@ -181,7 +181,7 @@ func (o *Operator) memberPod(cluster *unstructured.Unstructured, m member, state
 	}
 	probe := func(path string) *corev1.Probe {
 		return &corev1.Probe{PeriodSeconds: 5, ProbeHandler: corev1.ProbeHandler{
-			HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(MetricsPort)}}}
+			HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(metricsPort)}}}
 	}
 	secret := func(vol, name string) corev1.Volume {
 		return corev1.Volume{Name: vol, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name}}}
@@ -189,11 +189,11 @@ func (o *Operator) memberPod(cluster *unstructured.Unstructured, m member, state
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels, OwnerReferences: controllerRef(m.obj)},
 		Spec: corev1.PodSpec{
-			Hostname: name, Subdomain: ClusterName,
+			Hostname: name, Subdomain: clusterName,
 			Containers: []corev1.Container{{
 				Name: "etcd", Image: "quay.io/coreos/etcd:v" + version, Command: cmd,
-				Ports: []corev1.ContainerPort{{Name: "client", ContainerPort: ClientPort}, {Name: "peer", ContainerPort: PeerPort},
-					{Name: "metrics", ContainerPort: MetricsPort}},
+				Ports: []corev1.ContainerPort{{Name: "client", ContainerPort: clientPort}, {Name: "peer", ContainerPort: peerPort},
+					{Name: "metrics", ContainerPort: metricsPort}},
 				VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/var/lib/etcd"},
 					{Name: "client-tls", MountPath: "/etc/etcd/tls/client", ReadOnly: true},
 					{Name: "peer-tls", MountPath: "/etc/etcd/tls/peer", ReadOnly: true}},

@@ -5,21 +5,21 @@ import "fmt"
 // Names of the objects of a tenant etcd, as Cozystack ≤ v1.5 (aenix
 // etcd-operator v0.4.5, EtcdCluster "etcd") lays them out.
 const (
-	// ClusterName is the EtcdCluster's name; Cozystack always names it etcd.
-	ClusterName = "etcd"
+	// clusterName is the EtcdCluster's name; Cozystack always names it etcd.
+	clusterName = "etcd"
 	// StatefulSetName is the StatefulSet running the members.
 	StatefulSetName = "etcd"
-	// HeadlessService is the headless Service that gives every member its
+	// headlessService is the headless Service that gives every member its
 	// DNS name (publishNotReadyAddresses: true).
-	HeadlessService = "etcd-headless"
-	// ClientService is the Service clients use (ready members only).
-	ClientService = "etcd"
+	headlessService = "etcd-headless"
+	// clientService is the Service clients use (ready members only).
+	clientService = "etcd"
 	// ClusterStateConfigMap holds ETCD_INITIAL_CLUSTER_STATE,
 	// ETCD_INITIAL_CLUSTER and ETCD_INITIAL_CLUSTER_TOKEN, loaded by every
 	// member through envFrom.
 	ClusterStateConfigMap = "etcd-cluster-state"
-	// PodDisruptionBudget is the PDB keeping a quorum available.
-	PodDisruptionBudget = "etcd"
+	// podDisruptionBudget is the PDB keeping a quorum available.
+	podDisruptionBudget = "etcd"
 	// VolumeClaimTemplate is the StatefulSet's claim template, so claims
 	// are named data-etcd-<i>.
 	VolumeClaimTemplate = "data"
@@ -41,26 +41,26 @@ const (
 
 // Ports of every member.
 const (
-	ClientPort  = 2379
-	PeerPort    = 2380
-	MetricsPort = 2381
+	clientPort  = 2379
+	peerPort    = 2380
+	metricsPort = 2381
 )
 
 // Labels of the members' pods (the StatefulSet selector plus Cozystack's
 // service label).
-var PodLabels = map[string]string{
+var podLabels = map[string]string{
 	"app.kubernetes.io/name":       "etcd",
-	"app.kubernetes.io/instance":   ClusterName,
+	"app.kubernetes.io/instance":   clusterName,
 	"app.kubernetes.io/managed-by": "etcd-operator",
 	"cozystack.io/service":         "etcd",
 }
 
-// selectorLabels are the operator's selector labels (PodLabels without
+// selectorLabels are the operator's selector labels (podLabels without
 // Cozystack's).
 func selectorLabels() map[string]string {
 	return map[string]string{
 		"app.kubernetes.io/name":       "etcd",
-		"app.kubernetes.io/instance":   ClusterName,
+		"app.kubernetes.io/instance":   clusterName,
 		"app.kubernetes.io/managed-by": "etcd-operator",
 	}
 }
@@ -78,21 +78,21 @@ func PVCName(i int) string { return VolumeClaimTemplate + "-" + PodName(i) }
 // StatefulSetHost returns the DNS name of the v1alpha1 (StatefulSet)
 // member i: etcd-<i>.etcd-headless.<ns>.svc.
 func StatefulSetHost(namespace string, i int) string {
-	return fmt.Sprintf("%s.%s.%s.svc", PodName(i), HeadlessService, namespace)
+	return fmt.Sprintf("%s.%s.%s.svc", PodName(i), headlessService, namespace)
 }
 
 // StatefulSetPeerURL returns the peer URL of the v1alpha1 (StatefulSet)
 // member i exactly as the operator advertises it:
 // https://etcd-<i>.etcd-headless.<ns>.svc:2380.
 func StatefulSetPeerURL(namespace string, i int) string {
-	return fmt.Sprintf("https://%s:%d", StatefulSetHost(namespace, i), PeerPort)
+	return fmt.Sprintf("https://%s:%d", StatefulSetHost(namespace, i), peerPort)
 }
 
-// StatefulSetClientURL returns the advertised client URL of the v1alpha1
+// statefulSetClientURL returns the advertised client URL of the v1alpha1
 // (StatefulSet) member i: https://etcd-<i>.etcd-headless.<ns>.svc:2379.
-func StatefulSetClientURL(namespace string, i int) string {
-	return fmt.Sprintf("https://%s:%d", StatefulSetHost(namespace, i), ClientPort)
+func statefulSetClientURL(namespace string, i int) string {
+	return fmt.Sprintf("https://%s:%d", StatefulSetHost(namespace, i), clientPort)
 }
 
-// ClusterToken returns the initial cluster token, etcd-<ns>.
-func ClusterToken(namespace string) string { return ClusterName + "-" + namespace }
+// clusterToken returns the initial cluster token, etcd-<ns>.
+func clusterToken(namespace string) string { return clusterName + "-" + namespace }

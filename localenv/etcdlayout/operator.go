@@ -110,7 +110,7 @@ func (o *Operator) watch(ctx context.Context) error {
 	kube := informers.NewSharedInformerFactoryWithOptions(o.c.kube, 0, informers.WithNamespace(o.cfg.Namespace))
 	synced := []cache.InformerSynced{}
 	for _, inf := range []cache.SharedIndexInformer{
-		dyn.ForResource(EtcdClusters).Informer(), dyn.ForResource(EtcdMembers).Informer(), kube.Core().V1().Pods().Informer(),
+		dyn.ForResource(etcdClusters).Informer(), dyn.ForResource(EtcdMembers).Informer(), kube.Core().V1().Pods().Informer(),
 	} {
 		if _, err := inf.AddEventHandler(h); err != nil {
 			return err
@@ -171,7 +171,7 @@ func (o *Operator) etcdClient(ctx context.Context, members []string) (*clientv3.
 	o.tlsMu.Unlock()
 	if cfg == nil {
 		var err error
-		if cfg, err = ClientTLS(ctx, o.c.kube, o.cfg.Namespace); err != nil {
+		if cfg, err = clientTLS(ctx, o.c.kube, o.cfg.Namespace); err != nil {
 			return nil, err
 		}
 		o.tlsMu.Lock()
@@ -180,7 +180,7 @@ func (o *Operator) etcdClient(ctx context.Context, members []string) (*clientv3.
 	}
 	var eps []string
 	for _, m := range members {
-		eps = append(eps, MemberClientURL(o.cfg.Namespace, m))
+		eps = append(eps, memberClientURL(o.cfg.Namespace, m))
 	}
 	return clientv3.New(clientv3.Config{
 		Endpoints: eps, TLS: cfg.Clone(), DialTimeout: 3 * time.Second, Logger: zap.NewNop(), Context: ctx,
@@ -210,7 +210,7 @@ func toMember(u *unstructured.Unstructured) member {
 
 func (o *Operator) members(ctx context.Context) ([]member, error) {
 	list, err := o.c.dyn.Resource(EtcdMembers).Namespace(o.cfg.Namespace).List(ctx,
-		metav1.ListOptions{LabelSelector: LabelCluster + "=" + ClusterName})
+		metav1.ListOptions{LabelSelector: labelCluster + "=" + clusterName})
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 // reconcile runs one pass of the stand-in operator; see Operator.
 func (o *Operator) reconcile(ctx context.Context) error {
 	ns := o.cfg.Namespace
-	cluster, err := o.c.dyn.Resource(EtcdClusters).Namespace(ns).Get(ctx, ClusterName, metav1.GetOptions{})
+	cluster, err := o.c.dyn.Resource(etcdClusters).Namespace(ns).Get(ctx, clusterName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -89,7 +89,7 @@ func (o *Operator) bootstrap(ctx context.Context, cluster *unstructured.Unstruct
 		return err
 	}
 	o.log.Info("cluster bootstrapped", "namespace", o.cfg.Namespace, "seed", seed.name)
-	return o.patchStatus(ctx, EtcdClusters, ClusterName, map[string]any{"clusterID": strconv.FormatUint(resp.Header.ClusterId, 16)})
+	return o.patchStatus(ctx, etcdClusters, clusterName, map[string]any{"clusterID": strconv.FormatUint(resp.Header.ClusterId, 16)})
 }
 
 // converge keeps members' status in line with etcd's member list, promotes
@@ -217,7 +217,7 @@ func (o *Operator) promote(ctx context.Context, cli *clientv3.Client, name strin
 // removeMember is the finalizer: MemberRemove through the other members,
 // then release the EtcdMember.
 func (o *Operator) removeMember(ctx context.Context, m member, all []member) error {
-	if !slices.Contains(m.obj.GetFinalizers(), MemberFinalizer) {
+	if !slices.Contains(m.obj.GetFinalizers(), memberFinalizer) {
 		return nil
 	}
 	var peers []string
@@ -246,7 +246,7 @@ func (o *Operator) removeMember(ctx context.Context, m member, all []member) err
 			}
 		}
 	}
-	fins := slices.DeleteFunc(slices.Clone(m.obj.GetFinalizers()), func(f string) bool { return f == MemberFinalizer })
+	fins := slices.DeleteFunc(slices.Clone(m.obj.GetFinalizers()), func(f string) bool { return f == memberFinalizer })
 	m.obj.SetFinalizers(fins)
 	_, err := o.c.dyn.Resource(EtcdMembers).Namespace(o.cfg.Namespace).Update(ctx, m.obj, metav1.UpdateOptions{})
 	return err
@@ -282,7 +282,7 @@ func (o *Operator) reportCluster(ctx context.Context, cluster *unstructured.Unst
 			return nil
 		}
 	}
-	return o.patchStatus(ctx, EtcdClusters, ClusterName, map[string]any{
+	return o.patchStatus(ctx, etcdClusters, clusterName, map[string]any{
 		"readyMembers": int64(ready),
 		"conditions": []any{map[string]any{
 			"type": "Available", "status": status, "reason": reason,

@@ -18,7 +18,7 @@ func statefulSet(cfg Config) *appsv1.StatefulSet {
 	}
 	probe := func(path string, failures int32) *corev1.Probe {
 		return &corev1.Probe{
-			ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(MetricsPort)}},
+			ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(metricsPort)}},
 			PeriodSeconds:    5,
 			FailureThreshold: failures,
 		}
@@ -42,9 +42,9 @@ func statefulSet(cfg Config) *appsv1.StatefulSet {
 		Command: []string{"etcd"},
 		Args:    etcdArgs(cfg),
 		Ports: []corev1.ContainerPort{
-			{Name: "peer", ContainerPort: PeerPort},
-			{Name: "client", ContainerPort: ClientPort},
-			{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
+			{Name: "peer", ContainerPort: peerPort},
+			{Name: "client", ContainerPort: clientPort},
+			{Name: "metrics", ContainerPort: metricsPort, Protocol: corev1.ProtocolTCP},
 		},
 		EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
 			LocalObjectReference: corev1.LocalObjectReference{Name: ClusterStateConfigMap}}}},
@@ -64,11 +64,11 @@ func statefulSet(cfg Config) *appsv1.StatefulSet {
 		ObjectMeta: metav1.ObjectMeta{Name: StatefulSetName, Namespace: cfg.Namespace},
 		Spec: appsv1.StatefulSetSpec{
 			Replicas:            &cfg.Replicas,
-			ServiceName:         HeadlessService,
+			ServiceName:         headlessService,
 			PodManagementPolicy: appsv1.ParallelPodManagement,
 			Selector:            &metav1.LabelSelector{MatchLabels: selectorLabels()},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(PodLabels)},
+				ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(podLabels)},
 				Spec: corev1.PodSpec{
 					Containers: []corev1.Container{etcd},
 					Volumes: []corev1.Volume{
@@ -97,6 +97,6 @@ func spread(strict bool) []corev1.TopologySpreadConstraint {
 		MaxSkew:           1,
 		TopologyKey:       corev1.LabelHostname,
 		WhenUnsatisfiable: when,
-		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": ClusterName}},
+		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": clusterName}},
 	}}
 }

@@ -115,9 +115,9 @@ func (tn *Tenant) Kube() kubernetes.Interface { return tn.kube }
 func (tn *Tenant) Cluster() *localenv.Cluster { return tn.env.Cluster() }
 
 // TLSConfig reads the client TLS material from the tenant's Secrets (see
-// ClientTLS).
+// clientTLS).
 func (tn *Tenant) TLSConfig(ctx context.Context) (*tls.Config, error) {
-	return ClientTLS(ctx, tn.kube, tn.Namespace)
+	return clientTLS(ctx, tn.kube, tn.Namespace)
 }
 
 // ClientConfig returns an etcd client configuration for the given members
@@ -160,10 +160,10 @@ func (tn *Tenant) DialContext(ctx context.Context, addr string) (net.Conn, error
 	return tn.dial(ctx, addr)
 }
 
-// ClientTLS reads a tenant etcd's client TLS material the way Kamaji's
+// clientTLS reads a tenant etcd's client TLS material the way Kamaji's
 // DataStore does: the certificate and key of etcd-client-tls (CN root) and
 // the ca.crt of etcd-ca-tls.
-func ClientTLS(ctx context.Context, cs kubernetes.Interface, namespace string) (*tls.Config, error) {
+func clientTLS(ctx context.Context, cs kubernetes.Interface, namespace string) (*tls.Config, error) {
 	client, err := cs.CoreV1().Secrets(namespace).Get(ctx, SecretClient, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", SecretClient, err)
@@ -184,7 +184,7 @@ func (tn *Tenant) endpoints(ctx context.Context, members []int) ([]string, error
 		}
 		var eps []string
 		for _, i := range members {
-			eps = append(eps, StatefulSetClientURL(tn.Namespace, i))
+			eps = append(eps, statefulSetClientURL(tn.Namespace, i))
 		}
 		return eps, nil
 	}
@@ -202,7 +202,7 @@ func (tn *Tenant) endpoints(ctx context.Context, members []int) ([]string, error
 		if i < 0 || i >= len(names) {
 			return nil, fmt.Errorf("%w: member %d of %d", ErrInvalidConfig, i, len(names))
 		}
-		eps = append(eps, MemberClientURL(tn.Namespace, names[i]))
+		eps = append(eps, memberClientURL(tn.Namespace, names[i]))
 	}
 	return eps, nil
 }

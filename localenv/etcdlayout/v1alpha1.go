@@ -18,10 +18,10 @@ import (
 	"github.com/cozystack/tenantkit/localenv/pki"
 )
 
-// DefaultImage is the etcd image of the aenix operator v0.4.5, which
+// defaultImage is the etcd image of the aenix operator v0.4.5, which
 // Cozystack ≤ v1.5 runs. The simulated nodes run the environment's etcd
 // v3.7.3 binary whatever the image says.
-const DefaultImage = "quay.io/coreos/etcd:v3.5.12"
+const defaultImage = "quay.io/coreos/etcd:v3.5.12"
 
 // Config describes a tenant etcd. The zero value is invalid: set Tenant or
 // Namespace.
@@ -39,7 +39,7 @@ type Config struct {
 	// StorageClass is the claims' class; empty means the default class.
 	StorageClass string
 	// Image is the etcd image written into the pod template. Default
-	// DefaultImage.
+	// defaultImage.
 	Image string
 	// StrictSpread makes the members' topology spread over
 	// kubernetes.io/hostname a hard constraint (whenUnsatisfiable:
@@ -69,7 +69,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.Size = resource.MustParse("1Gi")
 	}
 	if cfg.Image == "" {
-		cfg.Image = DefaultImage
+		cfg.Image = defaultImage
 	}
 	return cfg, nil
 }
@@ -115,7 +115,7 @@ func NewV1alpha1(cfg Config) (*V1alpha1, error) {
 	l.Headless, l.Client = services(ns)
 	quorum := intstr.FromInt32(cfg.Replicas/2 + 1)
 	l.PDB = &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: PodDisruptionBudget, Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: podDisruptionBudget, Namespace: ns},
 		Spec: policyv1.PodDisruptionBudgetSpec{
 			MinAvailable:               &quorum,
 			Selector:                   &metav1.LabelSelector{MatchLabels: selectorLabels()},
@@ -129,9 +129,9 @@ func NewV1alpha1(cfg Config) (*V1alpha1, error) {
 // enumeratedSANs are the server and peer certificates' DNS names in
 // Cozystack ≤ v1.5: every ordinal below replicas, by name.
 func enumeratedSANs(ns string, replicas int32) []string {
-	sans := []string{ClusterName, ClusterName + "." + ns + ".svc"}
+	sans := []string{clusterName, clusterName + "." + ns + ".svc"}
 	for i := range int(replicas) {
-		sans = append(sans, PodName(i), PodName(i)+"."+HeadlessService, StatefulSetHost(ns, i))
+		sans = append(sans, PodName(i), PodName(i)+"."+headlessService, StatefulSetHost(ns, i))
 	}
 	return append(sans, "localhost")
 }
@@ -182,7 +182,7 @@ func clusterStateConfigMap(ns string, replicas int32, state string) *corev1.Conf
 		Data: map[string]string{
 			"ETCD_INITIAL_CLUSTER_STATE": state,
 			"ETCD_INITIAL_CLUSTER":       strings.Join(members, ","),
-			"ETCD_INITIAL_CLUSTER_TOKEN": ClusterToken(ns),
+			"ETCD_INITIAL_CLUSTER_TOKEN": clusterToken(ns),
 		},
 	}
 }
@@ -194,13 +194,13 @@ func services(ns string) (headless, client *corev1.Service) {
 	port := func(name string, p int32) corev1.ServicePort {
 		return corev1.ServicePort{Name: name, Port: p, TargetPort: intstr.FromInt32(p), Protocol: corev1.ProtocolTCP}
 	}
-	headless = &corev1.Service{ObjectMeta: meta(HeadlessService), Spec: corev1.ServiceSpec{
+	headless = &corev1.Service{ObjectMeta: meta(headlessService), Spec: corev1.ServiceSpec{
 		Type: corev1.ServiceTypeClusterIP, ClusterIP: corev1.ClusterIPNone, PublishNotReadyAddresses: true,
-		Selector: selectorLabels(), Ports: []corev1.ServicePort{port("peer", PeerPort), port("client", ClientPort)},
+		Selector: selectorLabels(), Ports: []corev1.ServicePort{port("peer", peerPort), port("client", clientPort)},
 	}}
-	client = &corev1.Service{ObjectMeta: meta(ClientService), Spec: corev1.ServiceSpec{
+	client = &corev1.Service{ObjectMeta: meta(clientService), Spec: corev1.ServiceSpec{
 		Type: corev1.ServiceTypeClusterIP, Selector: selectorLabels(),
-		Ports: []corev1.ServicePort{port("client", ClientPort), port("metrics", MetricsPort)},
+		Ports: []corev1.ServicePort{port("client", clientPort), port("metrics", metricsPort)},
 	}}
 	return headless, client
 }

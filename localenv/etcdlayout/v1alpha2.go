@@ -15,36 +15,36 @@ import (
 // Labels, finalizer and defaults of the v1alpha2 layout (Cozystack ≥ v1.6,
 // cozystack etcd-operator v0.5).
 const (
-	// LabelCluster is on every member's Pod and PVC: the cluster name.
-	LabelCluster = "etcd-operator.cozystack.io/cluster"
-	// LabelRole is role=voter on voters' Pods only; the PDB selects it.
-	LabelRole = "etcd-operator.cozystack.io/role"
-	// RoleVoter is LabelRole's only value.
-	RoleVoter = "voter"
-	// MemberFinalizer is on every EtcdMember; it runs MemberRemove before
+	// labelCluster is on every member's Pod and PVC: the cluster name.
+	labelCluster = "etcd-operator.cozystack.io/cluster"
+	// labelRole is role=voter on voters' Pods only; the PDB selects it.
+	labelRole = "etcd-operator.cozystack.io/role"
+	// roleVoter is labelRole's only value.
+	roleVoter = "voter"
+	// memberFinalizer is on every EtcdMember; it runs MemberRemove before
 	// the member's Pod and PVC go.
-	MemberFinalizer = "etcd-operator.cozystack.io/member-cleanup"
-	// DefaultVersion is the etcd version Cozystack v1.6 deploys.
-	DefaultVersion = "3.6.11"
+	memberFinalizer = "etcd-operator.cozystack.io/member-cleanup"
+	// defaultVersion is the etcd version Cozystack v1.6 deploys.
+	defaultVersion = "3.6.11"
 )
 
 // MemberHost returns a v1alpha2 member's DNS name: members are named
 // etcd-<random> and resolve under the headless Service named after the
 // cluster, so <member>.etcd.<ns>.svc.
 func MemberHost(namespace, member string) string {
-	return fmt.Sprintf("%s.%s.%s.svc", member, ClusterName, namespace)
+	return fmt.Sprintf("%s.%s.%s.svc", member, clusterName, namespace)
 }
 
 // MemberPeerURL returns a v1alpha2 member's peer URL,
 // https://<member>.etcd.<ns>.svc:2380.
 func MemberPeerURL(namespace, member string) string {
-	return fmt.Sprintf("https://%s:%d", MemberHost(namespace, member), PeerPort)
+	return fmt.Sprintf("https://%s:%d", MemberHost(namespace, member), peerPort)
 }
 
-// MemberClientURL returns a v1alpha2 member's client URL,
+// memberClientURL returns a v1alpha2 member's client URL,
 // https://<member>.etcd.<ns>.svc:2379.
-func MemberClientURL(namespace, member string) string {
-	return fmt.Sprintf("https://%s:%d", MemberHost(namespace, member), ClientPort)
+func memberClientURL(namespace, member string) string {
+	return fmt.Sprintf("https://%s:%d", MemberHost(namespace, member), clientPort)
 }
 
 // V1alpha2 is a tenant etcd laid out as Cozystack ≥ v1.6 does it: an
@@ -71,8 +71,8 @@ func NewV1alpha2(cfg Config) (*V1alpha2, error) {
 		return nil, err
 	}
 	ns := cfg.Namespace
-	sans := []string{ClusterName, ClusterName + "." + ns + ".svc", "*." + ClusterName + "." + ns + ".svc",
-		"*." + HeadlessService + "." + ns + ".svc", "localhost"}
+	sans := []string{clusterName, clusterName + "." + ns + ".svc", "*." + clusterName + "." + ns + ".svc",
+		"*." + headlessService + "." + ns + ".svc", "localhost"}
 	secrets, err := chartSecrets(ns, sans)
 	if err != nil {
 		return nil, err
@@ -85,10 +85,10 @@ func NewV1alpha2(cfg Config) (*V1alpha2, error) {
 	cluster := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "etcd-operator.cozystack.io/v1alpha2",
 		"kind":       "EtcdCluster",
-		"metadata":   map[string]any{"name": ClusterName, "namespace": ns},
+		"metadata":   map[string]any{"name": clusterName, "namespace": ns},
 		"spec": map[string]any{
 			"replicas": int64(cfg.Replicas),
-			"version":  DefaultVersion,
+			"version":  defaultVersion,
 			"storage":  storage,
 			"options": map[string]any{
 				"quotaBackendBytes": quota, "autoCompactionMode": "periodic",
@@ -98,7 +98,7 @@ func NewV1alpha2(cfg Config) (*V1alpha2, error) {
 			"topologySpreadConstraints": []any{map[string]any{
 				"maxSkew": int64(1), "topologyKey": corev1.LabelHostname,
 				"whenUnsatisfiable": string(spread(cfg.StrictSpread)[0].WhenUnsatisfiable),
-				"labelSelector":     map[string]any{"matchLabels": map[string]any{"app.kubernetes.io/instance": ClusterName}},
+				"labelSelector":     map[string]any{"matchLabels": map[string]any{"app.kubernetes.io/instance": clusterName}},
 			}},
 			"tls": map[string]any{
 				"client": map[string]any{
@@ -134,7 +134,7 @@ func (l *V1alpha2) Apply(ctx context.Context, rc *rest.Config) error {
 			return fmt.Errorf("create secret %s: %w", s.Name, err)
 		}
 	}
-	_, err = c.dyn.Resource(EtcdClusters).Namespace(ns).Create(ctx, l.Cluster, metav1.CreateOptions{})
+	_, err = c.dyn.Resource(etcdClusters).Namespace(ns).Create(ctx, l.Cluster, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create EtcdCluster: %w", err)
 	}

@@ -74,7 +74,7 @@ func (tn *Tenant) WaitAvailable(ctx context.Context, replicas int) error {
 		return err
 	}
 	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		ec, err := dyn.Resource(EtcdClusters).Namespace(tn.Namespace).Get(ctx, ClusterName, metav1.GetOptions{})
+		ec, err := dyn.Resource(etcdClusters).Namespace(tn.Namespace).Get(ctx, clusterName, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
@@ -104,7 +104,7 @@ func (tn *Tenant) MemberNames(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, err := dyn.Resource(EtcdMembers).Namespace(tn.Namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelCluster + "=" + ClusterName})
+	list, err := dyn.Resource(EtcdMembers).Namespace(tn.Namespace).List(ctx, metav1.ListOptions{LabelSelector: labelCluster + "=" + clusterName})
 	if err != nil {
 		return nil, err
 	}
