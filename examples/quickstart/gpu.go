@@ -35,24 +35,29 @@ func (w *world) gpu(ctx context.Context) (string, error) {
 	}
 	var rows [][]string
 	for _, p := range []struct {
-		namespace, name, asks  string
+		namespace, name        string
 		gpus, memoryMiB, cores int64
 		onT4                   bool
 	}{
-		{"ml", "train", "40000 MiB, 50% cores", 1, 40000, 50, false},
-		{"ml", "notebook", "8000 MiB, 20% cores", 1, 8000, 20, false},
-		{"web", "ocr", "6000 MiB, 30% cores on a T4", 1, 6000, 30, true},
-		{"web", "transcode", "a whole card on a T4", 1, 0, 0, true}, // nvidia.com/gpu alone
+		{"ml", "train", 1, 40000, 50, false},
+		{"ml", "notebook", 1, 8000, 20, false},
+		{"web", "ocr", 1, 6000, 30, true},
+		{"web", "transcode", 1, 0, 0, true}, // nvidia.com/gpu alone: a whole card
 	} {
 		pod := gpusharetest.Pod(p.namespace, p.name, gpusharetest.Container("main", p.gpus, p.memoryMiB, p.cores))
+		asks := "a whole card"
+		if p.memoryMiB > 0 {
+			asks = fmt.Sprintf("%d MiB, %d%% cores", p.memoryMiB, p.cores)
+		}
 		if p.onT4 {
 			pod.Annotations = map[string]string{gpushare.AnnotationUseGPUType: "T4"}
+			asks += " on a T4"
 		}
 		placed, err := hamisim.Bind(ctx, cs, ledger, pod) // HAMi's scheduler, played
 		if err != nil {
 			return "", err
 		}
-		rows = append(rows, []string{p.namespace + "/" + p.name, p.asks, placed.Node, placed.Containers.String()})
+		rows = append(rows, []string{p.namespace + "/" + p.name, asks, placed.Node, placed.Containers.String()})
 	}
 	cli.Table(w.out, []string{"POD", "ASKS PER GPU", "NODE", "hami.io/vgpu-devices-allocated"}, rows)
 	s := ledger.Summary()
