@@ -49,6 +49,24 @@ func ExampleAddonValues() {
 	//     useSecret: true
 }
 
+// CredentialsSecret writes a Bucket user's Secret as Cozystack does, for a
+// tool or test that stands in for the Bucket; LoadCredentials reads it back.
+func ExampleCredentialsSecret() {
+	ref := backup.BucketRef{Namespace: "tenant-demo", Bucket: "backups", User: "velero"}
+	secret := backup.CredentialsSecret(ref, backup.Credentials{Bucket: "bucket-1", Endpoint: "s3.example.org", AccessKeyID: "AK", SecretAccessKey: "SK"})
+	kube := fake.NewClientset(secret)
+	creds, err := backup.LoadCredentials(context.Background(), kube, ref)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(secret.Namespace + "/" + secret.Name)
+	fmt.Println(creds)
+	// Output:
+	// tenant-demo/bucket-backups-velero-credentials
+	// bucket bucket-1 at s3.example.org (access key AK)
+}
+
 // LoadCredentials names the Secret and key at fault, never the secret key.
 func ExampleLoadCredentials_malformed() {
 	kube := fake.NewClientset(&corev1.Secret{
