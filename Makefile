@@ -41,20 +41,32 @@ packages:
 kind-node-image:
 	$(GO) run ./internal/kindnode/buildnodeimage
 
-# The kind tests: each creates its own kind cluster, one at a time (-p 1), after the other tests
-# (a kind cluster's docker network would show in the host-network snapshots of the kubelet tests)
-KIND_TESTS = -p 1 -run '^TestKind|_kind$$' ./localenv/ ./etcdrelocate/ ./examples/...
+# The kind tests: each creates its own kind cluster, two packages at once (-p 2; each cluster has
+# its own docker network, and the host check of TestKindCluster leaves out every docker bridge)
+KIND_TESTS = -p 2 -run '^TestKind|_kind$$' ./localenv/ ./etcdrelocate/ ./examples/...
 
 ## test: every test, integration included, against real servers (all built first: go test's
-## timeout never runs into a build); then, on real kubelet nodes, the tenant etcd layouts and the
-## two relocation end-to-end tests (make test-kubelet runs the whole relocation suite there);
-## then, where Docker answers, the kind tests (make test-kind)
-test: tools packages $(if $(DOCKER),kind-node-image)
+## timeout never runs into a build), in two phases that keep both cores busy:
+##  1. go test ./..., beside the kind node image build where Docker answers;
+##  2. three lanes at once: on real kubelet nodes the tenant etcd layouts and the two relocation
+##     end-to-end tests (make test-kubelet runs the whole relocation suite there); -race on
+##     gpushare and the nested modules' tests; where Docker answers, the kind tests (make test-kind).
+## Phase 2 waits for phase 1: its TestKubeletNodes snapshots the host's mounts, cgroups and
+## network, which kubelet nodes and kind clusters started beside it would change.
+test: tools packages
+	@$(MAKE) --no-print-directory -j3 test-lane-kubelet test-lane-race test-lane-kind
+
+# test's phases and lanes (make test runs them in order, three at once)
+.PHONY: test-phase-go test-lane-kubelet test-lane-race test-lane-kind
+test-phase-go:
 	$(GO) test $(GOTEST_FLAGS) ./...
+test-lane-kubelet: test-phase-go
 	TENANTKIT_NODE_KIND=kubelet $(GO) test $(GOTEST_FLAGS) ./localenv/etcdlayout/...
 	TENANTKIT_NODE_KIND=kubelet $(GO) test $(GOTEST_FLAGS) -run '^TestRelocate(StatefulSet|EtcdMember)$$' ./etcdrelocate/
+test-lane-race: test-phase-go
 	$(GO) test -race $(GOTEST_FLAGS) ./gpushare/...
 	@for m in $(TEST_MODULES); do echo "== go test in $$m"; (cd $$m && $(GO) test $(GOTEST_FLAGS) ./...) || exit 1; done
+test-lane-kind: test-phase-go $(if $(DOCKER),kind-node-image)
 	$(if $(DOCKER),TENANTKIT_KIND=1 $(GO) test $(GOTEST_FLAGS) $(KIND_TESTS),@echo "tenantkit: no Docker engine answers (docker info): the kind tests are left out")
 
 ## test-kind: only the kind tests (TENANTKIT_KIND=1; make test runs them too where Docker

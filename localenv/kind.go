@@ -162,9 +162,29 @@ func (e *Env) createKind(provider *cluster.Provider, name, image string, mode en
 	err := provider.Create(name, cluster.CreateWithV1Alpha4Config(cfg), cluster.CreateWithKubeconfigPath(e.kubecfg),
 		cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
 	if err != nil {
-		return fmt.Errorf("localenv: create kind cluster %s: %w", name, err)
+		return fmt.Errorf("localenv: create kind cluster %s: %w (%s)", name, err, kindNodesState(name))
 	}
 	return nil
+}
+
+// kindNodesState describes the cluster's node containers, for an error:
+// each one's state, exit code and restarts, and the last lines of its
+// output (what a node that stopped early said).
+func kindNodesState(name string) string {
+	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=io.x-k8s.kind.cluster="+name).Output()
+	if err != nil {
+		return "node containers: " + err.Error()
+	}
+	var b strings.Builder
+	for _, id := range strings.Fields(string(out)) {
+		st, _ := exec.Command("docker", "inspect", "-f", "{{.Name}}: {{.State.Status}}, exit code {{.State.ExitCode}}, {{.RestartCount}} restarts {{.State.Error}}", id).CombinedOutput()
+		logs, _ := exec.Command("docker", "logs", "--tail", "5", id).CombinedOutput()
+		fmt.Fprintf(&b, "%s; output: %s; ", strings.TrimSpace(string(st)), tailString(strings.TrimSpace(string(logs)), 600))
+	}
+	if b.Len() == 0 {
+		return "no node containers"
+	}
+	return strings.TrimSuffix(b.String(), "; ")
 }
 
 // KindClusterName returns the name of the environment's kind cluster ("" for

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +30,9 @@ const kindTestEnv = "TENANTKIT_KIND"
 // TestKindCluster creates a kind cluster of one control plane and two
 // workers, checks that it works (nodes Ready, CoreDNS running, a pod
 // resolves a Service's name) and that the host's kernel tunables and
-// network namespace are the same before, during (apart from Docker's own
-// network for the cluster) and after.
+// network namespace are the same before, during and after, apart from
+// Docker's own networks: the cluster's, and those of kind tests running
+// beside it (make test runs two at once), which come and go meanwhile.
 func TestKindCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: creates a kind cluster")
@@ -50,7 +52,7 @@ func TestKindCluster(t *testing.T) {
 	t.Cleanup(func() {
 		if !stopped {
 			assert.NoError(t, env.Stop())
-			assert.Equal(t, before, hostState(t), "host state after Stop")
+			requireSameHost(t, before, hostState(t), "host state after Stop")
 		}
 	})
 	t.Logf("kind cluster %s up (3 nodes Ready) in %s", env.KindClusterName(), time.Since(begin).Round(time.Second))
@@ -63,13 +65,13 @@ func TestKindCluster(t *testing.T) {
 	logKindNodeMemory(t, env.KindClusterName())
 	during := hostState(t)
 	subnet, bridge := kindNetwork(t, env.KindClusterName())
-	require.Equal(t, before.filtered(subnet, bridge), during.filtered(subnet, bridge), "host state during the cluster, apart from its docker network %s (%s)", bridge, subnet)
+	requireSameHost(t, before, during, fmt.Sprintf("host state during the cluster (its own docker network: %s, %s)", bridge, subnet))
 	require.NoError(t, env.Stop())
 	stopped = true
 	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=io.x-k8s.kind.cluster="+env.KindClusterName()).Output()
 	require.NoError(t, err)
 	require.Empty(t, strings.TrimSpace(string(out)), "containers left after Stop")
-	require.Equal(t, before, hostState(t), "host state after Stop")
+	requireGone(t, before, hostState(t), bridge)
 }
 
 // waitCoreDNS waits until every CoreDNS pod is Running and Ready.
@@ -181,6 +183,9 @@ type hostSnapshot struct {
 	Legacy   string
 	Nft      string
 	Addrs    string
+	// dockerSubnets are the subnets of docker's networks just before and
+	// just after the snapshot: what requireSameHost leaves out.
+	dockerSubnets []string
 }
 
 var (
@@ -191,6 +196,7 @@ var (
 
 func hostState(t *testing.T) hostSnapshot {
 	t.Helper()
+	nets := dockerSubnets(t)
 	s := hostSnapshot{Sysctls: map[string]string{}}
 	for _, k := range []string{"kernel/panic", "kernel/panic_on_oops", "vm/overcommit_memory", "vm/panic_on_oom", "kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes"} {
 		b, err := os.ReadFile("/proc/sys/" + k)
@@ -201,7 +207,23 @@ func hostState(t *testing.T) hostSnapshot {
 	s.Legacy = hostCmd("iptables-legacy-save")
 	s.Nft = hostCmd("nft", "list", "ruleset")
 	s.Addrs = hostCmd("ip", "-o", "addr")
+	s.dockerSubnets = append(nets, dockerSubnets(t)...)
 	return s
+}
+
+// dockerSubnets returns the subnets of docker's networks.
+func dockerSubnets(t *testing.T) []string {
+	t.Helper()
+	ids, err := exec.Command("docker", "network", "ls", "-q").Output()
+	require.NoError(t, err)
+	var nets []string
+	for _, id := range strings.Fields(string(ids)) {
+		out, err := exec.Command("docker", "network", "inspect", "--format", "{{range .IPAM.Config}}{{.Subnet}} {{end}}", id).Output()
+		if err == nil { // else removed meanwhile
+			nets = append(nets, strings.Fields(string(out))...)
+		}
+	}
+	return nets
 }
 
 // hostCmd returns a command's output without comments, packet counters
@@ -223,15 +245,47 @@ func hostCmd(name string, args ...string) string {
 	return b.String()
 }
 
-// filtered drops the lines that name the cluster's docker network (its
-// bridge, its subnet's addresses, the nodes' veth interfaces).
-func (s hostSnapshot) filtered(subnet, bridge string) hostSnapshot {
-	prefix := subnet[:strings.LastIndex(subnet, ".")]
-	prefix = prefix[:strings.LastIndex(prefix, ".")+1] // a.b. of a /16
+// dockerBridge matches the interface of a docker bridge network
+// (br-<network id>), which each kind cluster has, its own and that of a
+// kind test running beside this one (make test runs two at once).
+var dockerBridge = regexp.MustCompile(`br-[0-9a-f]{12}`)
+
+// requireSameHost checks that a and b are equal apart from docker's
+// networks at either time: the lines that name a docker bridge, a veth
+// interface or an address of their subnets (Docker's rules for a published
+// port's hairpin name only the container's address). The kernel tunables
+// and the rest of the host's network are compared whole.
+func requireSameHost(t require.TestingT, a, b hostSnapshot, msg string) {
+	var subnets []*regexp.Regexp
+	for _, n := range append(slices.Clone(a.dockerSubnets), b.dockerSubnets...) {
+		if re := subnetPrefix(n); re != nil {
+			subnets = append(subnets, re)
+		}
+	}
+	require.Equal(t, a.apartFromDocker(subnets), b.apartFromDocker(subnets), msg)
+}
+
+// subnetPrefix matches the addresses of a docker network's subnet: the
+// first two octets of an IPv4 one (docker's pools are /16 and /20), the
+// part before "::" of an IPv6 one.
+func subnetPrefix(cidr string) *regexp.Regexp {
+	addr, _, _ := strings.Cut(cidr, "/")
+	if strings.Contains(addr, ":") {
+		p, _, _ := strings.Cut(addr, "::")
+		return regexp.MustCompile(`(^|[^0-9a-f:])` + regexp.QuoteMeta(p+":"))
+	}
+	o := strings.Split(addr, ".")
+	if len(o) != 4 {
+		return nil
+	}
+	return regexp.MustCompile(`(^|[^0-9.])` + regexp.QuoteMeta(o[0]+"."+o[1]+"."))
+}
+
+func (s hostSnapshot) apartFromDocker(subnets []*regexp.Regexp) hostSnapshot {
 	drop := func(text string) string {
 		var b strings.Builder
 		for _, l := range strings.Split(text, "\n") {
-			if strings.Contains(l, bridge) || strings.Contains(l, prefix) || strings.Contains(l, "veth") {
+			if dockerBridge.MatchString(l) || strings.Contains(l, "veth") || slices.ContainsFunc(subnets, func(re *regexp.Regexp) bool { return re.MatchString(l) }) {
 				continue
 			}
 			b.WriteString(l + "\n")
@@ -239,6 +293,15 @@ func (s hostSnapshot) filtered(subnet, bridge string) hostSnapshot {
 		return b.String()
 	}
 	return hostSnapshot{Sysctls: s.Sysctls, Iptables: drop(s.Iptables), Legacy: drop(s.Legacy), Nft: drop(s.Nft), Addrs: drop(s.Addrs)}
+}
+
+// requireGone checks that the host is as before the cluster, apart from
+// docker's networks, and that nothing names the cluster's own bridge.
+func requireGone(t require.TestingT, before, after hostSnapshot, bridge string) {
+	requireSameHost(t, before, after, "host state after Stop")
+	for _, text := range []string{after.Iptables, after.Legacy, after.Nft, after.Addrs} {
+		require.NotContains(t, text, bridge, "the cluster's bridge after Stop")
+	}
 }
 
 func ptr[T any](v T) *T { return &v }

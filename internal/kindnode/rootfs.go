@@ -56,6 +56,9 @@ func (b *Builder) rootfs(ctx context.Context, cache string) (string, error) {
 	if _, err := lookPath("debootstrap"); err != nil {
 		return "", fmt.Errorf("%w: debootstrap is not installed (apt-get install debootstrap)", ErrPrerequisite)
 	}
+	if _, err := lookPath("unshare"); err != nil {
+		return "", fmt.Errorf("%w: unshare is not installed (apt-get install util-linux)", ErrPrerequisite)
+	}
 	dir, err := os.MkdirTemp(cache, ".rootfs-")
 	if err != nil {
 		return "", fmt.Errorf("kindnode: %w", err)
@@ -64,8 +67,12 @@ func (b *Builder) rootfs(ctx context.Context, cache string) (string, error) {
 	mirror := b.mirror()
 	b.logf("root filesystem: debootstrap %s from %s (%d packages, about a minute or two) ...", debianSuite, mirror, len(rootfsPackages))
 	stop := b.ticker("debootstrap")
-	err = b.run(ctx, "", "debootstrap", "--variant="+debootVariant, "--include="+strings.Join(rootfsPackages, ","),
-		debianSuite, dir, mirror)
+	// debootstrap mounts /proc and /sys inside the target while it installs: in a mount namespace
+	// of its own (unshare -m, private propagation) neither this machine's mount table nor a
+	// snapshot of it taken meanwhile (TestKubeletNodes, in the same make test) ever sees them,
+	// and a killed debootstrap leaves none behind.
+	err = b.run(ctx, "", "unshare", "--mount", "--propagation", "private",
+		"debootstrap", "--variant="+debootVariant, "--include="+strings.Join(rootfsPackages, ","), debianSuite, dir, mirror)
 	stop()
 	if err != nil {
 		return "", err
