@@ -171,12 +171,12 @@ func (e *Env) createKind(provider *cluster.Provider, name, image string, mode en
 // each one's state, exit code and restarts, and the last lines of its
 // output (what a node that stopped early said).
 func kindNodesState(name string) string {
-	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=io.x-k8s.kind.cluster="+name).Output()
+	ids, err := kindNodeContainers(name)
 	if err != nil {
 		return "node containers: " + err.Error()
 	}
 	var b strings.Builder
-	for _, id := range strings.Fields(string(out)) {
+	for _, id := range ids {
 		st, _ := exec.Command("docker", "inspect", "-f", "{{.Name}}: {{.State.Status}}, exit code {{.State.ExitCode}}, {{.RestartCount}} restarts {{.State.Error}}", id).CombinedOutput()
 		logs, _ := exec.Command("docker", "logs", "--tail", "5", id).CombinedOutput()
 		fmt.Fprintf(&b, "%s; output: %s; ", strings.TrimSpace(string(st)), tailString(strings.TrimSpace(string(logs)), 600))
@@ -185,6 +185,13 @@ func kindNodesState(name string) string {
 		return "no node containers"
 	}
 	return strings.TrimSuffix(b.String(), "; ")
+}
+
+// kindNodeContainers returns the IDs of the cluster's node containers,
+// stopped ones included.
+func kindNodeContainers(name string) ([]string, error) {
+	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=io.x-k8s.kind.cluster="+name).Output()
+	return strings.Fields(string(out)), err
 }
 
 // KindClusterName returns the name of the environment's kind cluster ("" for

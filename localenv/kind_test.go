@@ -31,8 +31,8 @@ const kindTestEnv = "TENANTKIT_KIND"
 // workers, checks that it works (nodes Ready, CoreDNS running, a pod
 // resolves a Service's name) and that the host's kernel tunables and
 // network namespace are the same before, during and after, apart from
-// Docker's own networks: the cluster's, and those of kind tests running
-// beside it (make test runs two at once), which come and go meanwhile.
+// Docker's own networks: the cluster's, and any other that comes and goes
+// meanwhile (another kind test's run by hand beside it, TestKindLeftovers').
 func TestKindCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: creates a kind cluster")
@@ -246,8 +246,7 @@ func hostCmd(name string, args ...string) string {
 }
 
 // dockerBridge matches the interface of a docker bridge network
-// (br-<network id>), which each kind cluster has, its own and that of a
-// kind test running beside this one (make test runs two at once).
+// (br-<network id>), which each kind cluster has.
 var dockerBridge = regexp.MustCompile(`br-[0-9a-f]{12}`)
 
 // requireSameHost checks that a and b are equal apart from docker's

@@ -18,12 +18,12 @@ import (
 // event"). Only the nodes' own cgroups are written; on cgroup v2 hosts
 // (no freezer hierarchy) nothing is.
 func thawNodes(name string) int {
-	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=io.x-k8s.kind.cluster="+name).Output()
+	ids, err := kindNodeContainers(name)
 	if err != nil {
 		return 0
 	}
 	thawed := 0
-	for _, id := range strings.Fields(string(out)) {
+	for _, id := range ids {
 		pid, err := exec.Command("docker", "inspect", "-f", "{{.State.Pid}}", id).Output()
 		if err != nil {
 			continue
