@@ -188,7 +188,10 @@
 // kindest/node image, pulled by you), else tenantkit's own node image,
 // which Start builds offline when docker lacks it (`make kind-node-image`:
 // Debian's packages and the pinned modules, several minutes once; see
-// internal/kindnode). Where no engine answers or the image cannot be had,
+// internal/kindnode). Where no engine answers, the image cannot be had,
+// or the cluster would not fit in the inotify instances root has left
+// (*InotifyShortageError: every root process on the host shares
+// fs.inotify.max_user_instances, often 128, and a node holds about 14),
 // Start returns ErrKindUnavailable and StartT skips the test with that
 // reason.
 //

@@ -67,6 +67,9 @@ func (e *Env) startKind(ctx context.Context) error {
 	if err := exec.CommandContext(ctx, "docker", "info").Run(); err != nil {
 		return fmt.Errorf("%w: %w", ErrKindUnavailable, errNoEngine)
 	}
+	if err := checkInotify(1 + kc.Workers); err != nil {
+		return err
+	}
 	image, err := e.kindImage(ctx)
 	if err != nil {
 		return err
