@@ -232,32 +232,29 @@ func follower(t *testing.T, cli *clientv3.Client, etcd *localenv.EtcdCluster) (v
 	return victim, leader
 }
 
+// roundTrip creates a namespace and a ConfigMap in it through the
+// apiserver and reads the ConfigMap back.
 func roundTrip(t *testing.T, cs kubernetes.Interface, ns string) {
 	t.Helper()
-	ctx := t.Context()
-	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	want := map[string]string{"answer": "42", "ns": ns}
-	_, err = cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}, Data: want}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	got, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "cm", metav1.GetOptions{})
-	require.NoError(t, err)
-	require.Equal(t, want, got.Data)
+	roundTripCreating(t, cs, ns, func(_ string, create func() error) {
+		t.Helper()
+		require.NoError(t, create())
+	})
 }
 
 // roundTripPastLostMember is roundTrip for the moment after an etcd
-// member was killed or removed: a create that fails because the apiserver's etcd client
-// sent it to the dead member is tried again (it may have committed before
-// the connection broke, so AlreadyExists then counts as created). Any
-// other error fails the test, and so does an Unavailable lasting 10 s.
+// member was killed or removed: a create that fails because the
+// apiserver's etcd client sent it to the dead member is tried again (it
+// may have committed before the connection broke, so AlreadyExists then
+// counts as created). Any other error fails the test, and so does an
+// Unavailable lasting 10 s.
 func roundTripPastLostMember(t *testing.T, cs kubernetes.Interface, ns string) {
 	t.Helper()
-	ctx := t.Context()
-	create := func(what string, do func() error) {
+	roundTripCreating(t, cs, ns, func(what string, create func() error) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for attempt := 1; ; attempt++ {
-			err := do()
+			err := create()
 			if err == nil || (attempt > 1 && apierrors.IsAlreadyExists(err)) {
 				return
 			}
@@ -266,13 +263,19 @@ func roundTripPastLostMember(t *testing.T, cs kubernetes.Interface, ns string) {
 			t.Logf("create %s: %v; trying again", what, err)
 			time.Sleep(200 * time.Millisecond)
 		}
-	}
-	create("namespace "+ns, func() error {
+	})
+}
+
+// roundTripCreating is the round trip, each create made through do.
+func roundTripCreating(t *testing.T, cs kubernetes.Interface, ns string, do func(what string, create func() error)) {
+	t.Helper()
+	ctx := t.Context()
+	do("namespace "+ns, func() error {
 		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		return err
 	})
 	want := map[string]string{"answer": "42", "ns": ns}
-	create("configmap "+ns+"/cm", func() error {
+	do("configmap "+ns+"/cm", func() error {
 		_, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}, Data: want}, metav1.CreateOptions{})
 		return err
 	})

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -305,40 +304,3 @@ func requireGone(t require.TestingT, before, after hostSnapshot, bridge string) 
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// TestKindInotifyShortage asks for a cluster with more nodes than the
-// host's fs.inotify.max_user_instances can hold: Start refuses it with an
-// *InotifyShortageError before it builds or creates anything. It needs
-// root (other users' descriptors cannot be counted) and an engine (Start
-// asks it first), and creates no cluster.
-func TestKindInotifyShortage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("uses docker")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("counting root's inotify instances needs root")
-	}
-	if exec.Command("docker", "info").Run() != nil {
-		t.Skip("no container engine answers")
-	}
-	b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_instances")
-	require.NoError(t, err)
-	limit, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	require.NoError(t, err)
-	kindContainers := func() string {
-		out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=io.x-k8s.kind.cluster").Output()
-		require.NoError(t, err)
-		return string(out)
-	}
-	before := kindContainers()
-	workers := limit / 14 // with the control plane, more than limit can hold
-	_, err = localenv.Start(t.Context(), localenv.Config{Provider: localenv.Kind, KindCluster: localenv.KindConfig{Workers: workers}})
-	require.ErrorIs(t, err, localenv.ErrKindUnavailable)
-	var se *localenv.InotifyShortageError
-	require.ErrorAs(t, err, &se)
-	require.Equal(t, workers+1, se.Nodes)
-	require.Equal(t, limit, se.Limit)
-	require.Greater(t, se.Need, se.Limit-se.InUse)
-	require.Contains(t, err.Error(), "fs.inotify.max_user_instances")
-	require.Equal(t, before, kindContainers(), "Start created kind containers")
-}

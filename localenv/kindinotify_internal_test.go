@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -86,4 +87,39 @@ func TestProcessEUID(t *testing.T) {
 	require.Equal(t, os.Geteuid(), euid)
 	_, err = processEUID(t.TempDir())
 	require.Error(t, err)
+}
+
+// TestStartKindInotifyShortage asks Start for a cluster with more nodes
+// than the host's fs.inotify.max_user_instances can hold: Start refuses it
+// with an *InotifyShortageError before it builds or creates anything. It
+// needs root (other users' descriptors cannot be counted) and an engine
+// (Start asks it first), and creates no cluster, so it is not a kind test.
+func TestStartKindInotifyShortage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("uses docker")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("counting root's inotify instances needs root")
+	}
+	if exec.Command("docker", "info").Run() != nil {
+		t.Skip("no container engine answers")
+	}
+	limit, err := readIntFile(inotifyLimitPath)
+	require.NoError(t, err)
+	kindContainers := func() string {
+		out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=io.x-k8s.kind.cluster").Output()
+		require.NoError(t, err)
+		return string(out)
+	}
+	before := kindContainers()
+	workers := limit / inotifyPerNode // with the control plane, more than limit can hold
+	_, err = Start(t.Context(), Config{Provider: Kind, KindCluster: KindConfig{Workers: workers}})
+	require.ErrorIs(t, err, ErrKindUnavailable)
+	var se *InotifyShortageError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, workers+1, se.Nodes)
+	require.Equal(t, limit, se.Limit)
+	require.Greater(t, se.Need, se.Limit-se.InUse)
+	require.Contains(t, err.Error(), "fs.inotify.max_user_instances")
+	require.Equal(t, before, kindContainers(), "Start created kind containers")
 }
