@@ -56,6 +56,10 @@ type LeaseInfo struct {
 	// Renewed is the last renewal and Expires Renewed plus the duration,
 	// both by the holder's clock.
 	Renewed, Expires time.Time
+	// gone: the holder is a process of this machine that has exited
+	// (holderGone), so the lease is taken over after one call timeout
+	// instead of refusing.
+	gone bool
 }
 
 // active reports whether the lease is held and not expired by the
@@ -92,6 +96,7 @@ func (r *Relocator) observeLease(ctx context.Context, ns, cluster string, kv *ku
 		return fmt.Errorf("get lease: %w", err)
 	}
 	kv.lease = leaseInfo(o)
+	kv.lease.gone = kv.lease.Holder != "" && holderGone(kv.lease.Holder)
 	return nil
 }
 

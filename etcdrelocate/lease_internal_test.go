@@ -239,6 +239,9 @@ func TestLeaseTakeoverOfAGoneHolder(t *testing.T) {
 	} {
 		hold(tc.holder)
 		require.Equal(t, tc.gone, holderGone(tc.holder), tc.name)
+		var kv kubeView
+		require.NoError(t, r.observeLease(ctx, ns, "etcd", &kv))
+		require.Equal(t, tc.gone, kv.lease.gone, "observed: %s", tc.name)
 		t0 := time.Now()
 		l, err := r.takeLease(ctx, ns, leaseName("etcd"), nil)
 		if !tc.gone {

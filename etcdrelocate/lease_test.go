@@ -297,7 +297,8 @@ func TestRestoreAfterRollback(t *testing.T) {
 }
 
 // TestPreflightRefusesHeldLease: a lease held by another executor is a
-// refusal of its own, naming the holder; an expired one is not.
+// refusal of its own, naming the holder; an expired one is not, nor one
+// whose holder is gone.
 func TestPreflightRefusesHeldLease(t *testing.T) {
 	s := etcdrelocatetest.NewStateT(t, etcdrelocatetest.StateOptions{})
 	req := etcdrelocate.Request{Namespace: s.Namespace, Member: "etcd-1", TargetNode: etcdrelocatetest.NodeName(3)}
@@ -311,6 +312,11 @@ func TestPreflightRefusesHeldLease(t *testing.T) {
 	require.Equal(t, s.Lease.Holder, le.Holder)
 	require.Equal(t, s.Lease.Expires, le.Expires)
 	t.Log(err)
+	// A holder found gone (a process of this machine that exited, as a
+	// kill -9 leaves it) is no refusal: Execute takes its Lease over after
+	// one call timeout.
+	etcdrelocate.MarkHolderGone(s.Lease)
+	require.NoError(t, etcdrelocate.Preflight(s, req))
 	s.Lease.Expires = s.ObservedAt.Add(-time.Second)
 	require.NoError(t, etcdrelocate.Preflight(s, req))
 }

@@ -39,7 +39,12 @@ func preflight(s *State, req Request) (*Member, []string, error) {
 			cp.Pod, FormatID(cp.MemberID), cp.TargetNode, cp.Started.Format(time.RFC3339), cp.Phase)
 	}
 	if now := s.ObservedAt; s.Lease.active(now) || (now.IsZero() && s.Lease.active(time.Now())) {
-		fails = append(fails, Failure{Check: "lease", Err: &LockedError{Namespace: s.Namespace, Lease: s.Lease.Name, Holder: s.Lease.Holder, Expires: s.Lease.Expires}})
+		if s.Lease.gone {
+			warns = append(warns, fmt.Sprintf("relocation lease %s is held by %s, a process of this machine that has exited: it is taken over after one call timeout",
+				s.Lease.Name, s.Lease.Holder))
+		} else {
+			fails = append(fails, Failure{Check: "lease", Err: &LockedError{Namespace: s.Namespace, Lease: s.Lease.Name, Holder: s.Lease.Holder, Expires: s.Lease.Expires}})
+		}
 	}
 	target := s.FindMember(req.Member)
 	if target == nil {
