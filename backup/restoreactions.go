@@ -260,7 +260,7 @@ func lastAppliedNodePorts(config string) (named map[string]bool, unnamed map[int
 	return named, unnamed, nil
 }
 
-// podAction is pkg/restore/actions/pod_action.go:57-107: the node name
+// podAction is pkg/restore/actions/pod_action.go:46-96: the node name
 // and priority go, and so do the volumes and mounts named
 // "<serviceAccountName>-token-...".
 func podAction(obj map[string]any) (map[string]any, error) {
@@ -292,7 +292,7 @@ func podAction(obj map[string]any) (map[string]any, error) {
 	return runtime.DefaultUnstructuredConverter.ToUnstructured(&pod)
 }
 
-// jobAction is pkg/restore/actions/job_action.go:48-68: the
+// jobAction is pkg/restore/actions/job_action.go:48-67: the
 // controller-uid labels leave the selector and the pod template.
 func jobAction(obj map[string]any) (map[string]any, error) {
 	var job batchv1.Job

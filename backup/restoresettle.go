@@ -70,7 +70,7 @@ func servicePorts(obj map[string]any) []int64 {
 // nodePortTaken fails the create of a Service whose node port Velero
 // keeps (serviceAction) while another Service of the cluster holds it:
 // the apiserver refuses it ("provided port is already allocated") and
-// Velero reports an error for the item (restore.go:1960-1966).
+// Velero reports an error for the item (restore.go:1976-1980).
 func (pl *planner) nodePortTaken(it *PlanItem, obj map[string]any) {
 	self := it.TargetNamespace + "/" + it.Name
 	for _, p := range servicePorts(obj) {
