@@ -32,9 +32,10 @@ func (pl *planner) decide(it *PlanItem, u *unstructured.Unstructured) {
 	if u != nil {
 		var err error
 		if obj, err = pl.normalizeBackup(gr, it.TargetNamespace, u); err != nil {
-			// A restore item action failing is an error for the item
-			// (restore.go:1606-1609).
-			it.Action, it.Reason = RestoreNever, "Velero's restore item action fails on it: "+err.Error()
+			// A restore item action failing is an error for the item, which
+			// Velero lists failed (restore.go:1638-1641, :1485-1500).
+			it.Action, it.VeleroResult = RestoreFail, "failed"
+			it.Reason = "Velero's restore item action fails on it: " + err.Error()
 			return
 		}
 	}
