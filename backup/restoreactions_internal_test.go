@@ -137,6 +137,7 @@ func TestSettle(t *testing.T) {
 	require.Equal(t, "created", pl.items[5].VeleroResult, "no account app in d")
 	require.Equal(t, "one of: skipped, updated", pl.items[3].VeleroResult)
 	require.Equal(t, pl.items[3].VeleroResult, pl.items[4].VeleroResult)
+	require.True(t, pl.collided[pl.items[3].ID()], "CheckRestore does not hold a collided item to its own data")
 	require.Empty(t, CompareResults(map[string]string{"id": "one of: skipped, updated"}, map[string]string{"id": "updated"}))
 	require.Len(t, CompareResults(map[string]string{"id": "one of: skipped, updated"}, map[string]string{"id": "failed"}), 1)
 }

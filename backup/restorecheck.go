@@ -136,7 +136,7 @@ func (c *RestoreCheck) checkItem(pl *planner, it *PlanItem, obj map[string]any) 
 		c.Skipped = append(c.Skipped, CheckItem{PlanItem: *it, Velero: velero, Problem: "not restored, as planned: " + it.Reason})
 	case !exists:
 		c.Missing = append(c.Missing, CheckItem{PlanItem: *it, Velero: velero, Problem: "not in the cluster"})
-	case strings.HasPrefix(it.VeleroResult, oneOfPrefix) || it.Action == RestoreFail:
+	case pl.collided[it.ID()] || it.Action == RestoreFail:
 		// Another backed-up item may have won the target, or Velero failed
 		// on it as planned: what the cluster holds is not this item's.
 	case it.Resource == "serviceaccounts" && velero == "updated":

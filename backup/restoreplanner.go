@@ -43,7 +43,9 @@ type planner struct {
 	seen    func(it *PlanItem, obj map[string]any)
 	pending []pendingCheck
 	tokens  []int // items that are service-account token secrets
-	err     error
+	// collided are the IDs two or more backed-up items restore onto.
+	collided map[string]bool
+	err      error
 }
 
 // pendingCheck is an item CheckRestore checks once the plan is settled:

@@ -227,8 +227,12 @@ func (pl *planner) settleCollisions() {
 		if len(results) > 1 {
 			result = oneOfPrefix + strings.Join(results, ", ")
 		}
+		if pl.collided == nil {
+			pl.collided = map[string]bool{}
+		}
 		for _, i := range idx {
 			it := &pl.items[i]
+			pl.collided[it.ID()] = true
 			it.VeleroResult = result
 			it.Reason = strings.TrimPrefix(it.Reason+"; "+fmt.Sprintf("namespaces %s all restore onto %s: Velero restores whichever "+
 				"it meets first, in Go map order (restore.go:995, :1474-1483), so the result and the data are one of theirs",
