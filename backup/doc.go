@@ -142,7 +142,12 @@
 //     exists-kept (a namespace already there, or a service account
 //     Velero's merge adds nothing to); excluded by the spec; or
 //     never-restored (nodes, events, Velero's own objects, completed
-//     pods and jobs, mirror pods). Items are in Velero's order: its
+//     pods and jobs, mirror pods, a service account's token secret while
+//     the account exists); or fail (a mapping onto an invalid namespace
+//     name, a label selector Velero cannot convert, a kept node port
+//     another Service holds, a patch under update the apiserver refuses).
+//     Where two backed-up items restore onto one target, Velero's order
+//     decides and the plan says "one of: …". Items are in Velero's order: its
 //     resource priorities, then the backup's other resources
 //     alphabetically. Velero walks a resource's namespaces in a Go map's
 //     order; the plan sorts them.
@@ -158,15 +163,16 @@
 //   - Plugins: restore item actions of installed plugins (and resource
 //     modifiers, resource policies, the change-image-name and
 //     change-storage-class ConfigMaps) change items the plan does not
-//     see. Velero's own actions for pods, jobs, PVCs and PVs depend on
-//     other objects, volume snapshots and the node agent: such items are
-//     marked Approximate.
+//     see. Velero's own actions for PVCs and PVs depend on other objects,
+//     volume snapshots and the node agent: such items are marked
+//     Approximate. docs/backup.md lists what else is approximate.
 //   - Time: the cluster can change between the preview and the restore.
 //     Velero's EnableAPIGroupVersions feature (restoring a non-preferred
 //     version) is not modelled; the plan uses the item as backed up.
 //
 // Store.CheckRestore, after a restore, plans again and reports each
-// selected item missing from the cluster and each item Velero created or
+// selected item missing from the cluster (apart from those Velero skipped
+// or failed on as planned: RestoreCheck.Skipped) and each item Velero created or
 // updated that no longer holds its backed-up fields (fields the cluster
 // adds are not differences), beside Velero's own results and
 // restored-resource list from the bucket; given the plan made before, it

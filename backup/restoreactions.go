@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"hash/maphash"
 	"reflect"
+	"strconv"
 	"strings"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -49,8 +52,6 @@ func addRestoreLabels(u *unstructured.Unstructured) {
 // depend on more than the item (other objects, volume snapshots, the
 // node); the plan compares them without the action and says so.
 var approximateActions = map[string]string{
-	"pods":                   "the pod and init-restore-hook actions rewrite pods (pkg/restore/actions/pod_action.go)",
-	"jobs.batch":             "the job action drops controller-uid selectors (pkg/restore/actions/job_action.go)",
 	"persistentvolumeclaims": "the PVC action and volume handling rewrite claims (pkg/restore/actions/pvc_action.go)",
 	"persistentvolumes":      "volumes are reprovisioned or restored from snapshots (restore.go:1511-1590)",
 }
@@ -88,7 +89,9 @@ func restoreAction(gr string, obj map[string]any, mapping map[string]string, pre
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &s); err != nil {
 			return nil, err
 		}
-		serviceAction(&s, preserveNodePorts)
+		if err := serviceAction(&s, preserveNodePorts); err != nil {
+			return nil, err
+		}
 		return runtime.DefaultUnstructuredConverter.ToUnstructured(&s)
 	case "secrets":
 		if t, _ := obj["type"].(string); t != string(corev1.SecretTypeServiceAccountToken) {
@@ -117,6 +120,10 @@ func restoreAction(gr string, obj map[string]any, mapping map[string]string, pre
 			}
 		}
 		return runtime.DefaultUnstructuredConverter.ToUnstructured(&sa)
+	case "pods":
+		return podAction(obj)
+	case "jobs.batch":
+		return jobAction(obj)
 	case "customresourcedefinitions.apiextensions.k8s.io":
 		return crdAction(obj)
 	case "rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io":
@@ -126,72 +133,179 @@ func restoreAction(gr string, obj map[string]any, mapping map[string]string, pre
 }
 
 // serviceAction is pkg/restore/actions/service_action.go:51-80: the
-// cluster IPs go (unless headless), and so do node ports not named in the
-// last-applied-configuration, unless preserveNodePorts. Not modelled:
-// ports set by server-side apply, which Velero finds in managedFields
-// (service_action.go:222-260) and keeps; the plan clears them.
-func serviceAction(s *corev1.Service, preserve bool) {
+// cluster IPs go (unless headless); unless preserveNodePorts, so do the
+// node ports no one set explicitly: with a last-applied-configuration
+// annotation, those it does not name (service_action.go:148-217);
+// without one, those no managedFields entry owns (:219-256), so a port a
+// client set at create or by server-side apply is kept. The health check
+// node port likewise (:82-146).
+func serviceAction(s *corev1.Service, preserve bool) error {
 	if s.Spec.ClusterIP != "None" {
 		s.Spec.ClusterIP = ""
 		s.Spec.ClusterIPs = nil
 	}
 	if preserve {
-		return
+		return nil
+	}
+	config, applied := s.Annotations["kubectl.kubernetes.io/last-applied-configuration"]
+	managed, err := managedServiceFields(s.ManagedFields)
+	if err != nil {
+		return err
 	}
 	if s.Spec.Type != corev1.ServiceTypeExternalName {
-		explicit, unnamed := lastAppliedNodePorts(s.Annotations["kubectl.kubernetes.io/last-applied-configuration"])
-		for i, p := range s.Spec.Ports {
-			if (p.Name != "" && explicit[p.Name]) || (p.Name == "" && unnamed[int(p.NodePort)]) {
-				continue
+		if applied {
+			explicit, unnamed, err := lastAppliedNodePorts(config)
+			if err != nil {
+				return err
 			}
-			s.Spec.Ports[i].NodePort = 0
+			for i, p := range s.Spec.Ports {
+				if (p.Name != "" && !explicit[p.Name]) || (p.Name == "" && !unnamed[int(p.NodePort)]) {
+					s.Spec.Ports[i].NodePort = 0
+				}
+			}
+		} else {
+			for i, p := range s.Spec.Ports {
+				if !managed.ports[fmt.Sprintf(`k:{"port":%d,"protocol":"%s"}`, p.Port, p.Protocol)] {
+					s.Spec.Ports[i].NodePort = 0
+				}
+			}
 		}
 	}
-	// service_action.go:110-146 keeps an explicitly set health check port.
-	if s.Spec.HealthCheckNodePort != 0 {
-		var applied struct {
+	if s.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal ||
+		s.Spec.Type != corev1.ServiceTypeLoadBalancer || s.Spec.HealthCheckNodePort == 0 {
+		return nil
+	}
+	if applied {
+		var a struct {
 			Spec struct {
-				HealthCheckNodePort int32 `json:"healthCheckNodePort"`
+				HealthCheckNodePort float64 `json:"healthCheckNodePort"`
 			} `json:"spec"`
 		}
-		_ = json.Unmarshal([]byte(s.Annotations["kubectl.kubernetes.io/last-applied-configuration"]), &applied)
-		if applied.Spec.HealthCheckNodePort == 0 {
-			s.Spec.HealthCheckNodePort = 0
+		if err := json.Unmarshal([]byte(config), &a); err != nil {
+			return err
+		}
+		if a.Spec.HealthCheckNodePort != 0 {
+			return nil
 		}
 	}
+	if !managed.healthCheck {
+		s.Spec.HealthCheckNodePort = 0
+	}
+	return nil
 }
 
-func lastAppliedNodePorts(config string) (named map[string]bool, unnamed map[int]bool) {
+// serviceFields is what a Service's managedFields say its clients set.
+type serviceFields struct {
+	ports       map[string]bool // port keys (`k:{"port":80,"protocol":"TCP"}`) with f:nodePort
+	healthCheck bool            // f:spec.f:healthCheckNodePort
+}
+
+func managedServiceFields(entries []metav1.ManagedFieldsEntry) (serviceFields, error) {
+	out := serviceFields{ports: map[string]bool{}}
+	for _, e := range entries {
+		if e.FieldsV1 == nil {
+			continue
+		}
+		var fields struct {
+			Spec struct {
+				Ports       map[string]map[string]any `json:"f:ports"`
+				HealthCheck *map[string]any           `json:"f:healthCheckNodePort"`
+			} `json:"f:spec"`
+		}
+		if err := json.Unmarshal(e.FieldsV1.Raw, &fields); err != nil {
+			return out, err
+		}
+		for k, p := range fields.Spec.Ports {
+			if _, ok := p["f:nodePort"]; ok {
+				out.ports[k] = true
+			}
+		}
+		out.healthCheck = out.healthCheck || fields.Spec.HealthCheck != nil
+	}
+	return out, nil
+}
+
+func lastAppliedNodePorts(config string) (named map[string]bool, unnamed map[int]bool, err error) {
 	named, unnamed = map[string]bool{}, map[int]bool{}
-	var applied struct {
-		Spec struct {
-			Ports []struct {
-				Name     *string `json:"name"`
-				NodePort any     `json:"nodePort"`
-			} `json:"ports"`
-		} `json:"spec"`
+	var applied map[string]any
+	if err := json.Unmarshal([]byte(config), &applied); err != nil {
+		return nil, nil, err
 	}
-	if config == "" || json.Unmarshal([]byte(config), &applied) != nil {
-		return
-	}
-	for _, p := range applied.Spec.Ports {
+	ports, _, _ := unstructured.NestedSlice(applied, "spec", "ports")
+	for _, e := range ports {
+		p, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
 		n := 0
-		switch v := p.NodePort.(type) {
+		switch v := p["nodePort"].(type) {
 		case float64:
 			n = int(v)
+		case int64:
+			n = int(v)
 		case string:
-			fmt.Sscanf(v, "%d", &n)
+			if n, err = strconv.Atoi(v); err != nil {
+				return nil, nil, err
+			}
 		}
 		if n <= 0 {
 			continue
 		}
-		if p.Name == nil {
-			unnamed[n] = true
+		if name, ok := p["name"]; ok {
+			named[fmt.Sprint(name)] = true
 		} else {
-			named[*p.Name] = true
+			unnamed[n] = true
 		}
 	}
-	return
+	return named, unnamed, nil
+}
+
+// podAction is pkg/restore/actions/pod_action.go:46-96: the node name
+// and priority go, and so do the volumes and mounts named
+// "<serviceAccountName>-token-...".
+func podAction(obj map[string]any) (map[string]any, error) {
+	var pod corev1.Pod
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &pod); err != nil {
+		return nil, err
+	}
+	pod.Spec.NodeName = ""
+	pod.Spec.Priority = nil
+	prefix := pod.Spec.ServiceAccountName + "-token-"
+	var vols []corev1.Volume
+	for _, v := range pod.Spec.Volumes {
+		if !strings.HasPrefix(v.Name, prefix) {
+			vols = append(vols, v)
+		}
+	}
+	pod.Spec.Volumes = vols
+	for _, cs := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for i := range cs {
+			var mounts []corev1.VolumeMount
+			for _, m := range cs[i].VolumeMounts {
+				if !strings.HasPrefix(m.Name, prefix) {
+					mounts = append(mounts, m)
+				}
+			}
+			cs[i].VolumeMounts = mounts
+		}
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(&pod)
+}
+
+// jobAction is pkg/restore/actions/job_action.go:48-67: the
+// controller-uid labels leave the selector and the pod template.
+func jobAction(obj map[string]any) (map[string]any, error) {
+	var job batchv1.Job
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &job); err != nil {
+		return nil, err
+	}
+	for _, l := range []string{"controller-uid", "batch.kubernetes.io/controller-uid"} {
+		if job.Spec.Selector != nil {
+			delete(job.Spec.Selector.MatchLabels, l)
+		}
+		delete(job.Spec.Template.Labels, l)
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(&job)
 }
 
 // crdAction is pkg/restore/actions/crd_v1_preserve_unknown_fields_action.go:48-100:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,6 +51,13 @@ type RestoreCheck struct {
 	Backup  string `json:"backup"`
 	// Missing are items the restore selects that are not in the cluster.
 	Missing []CheckItem `json:"missing,omitempty"`
+	// Skipped are items not in the cluster because Velero left them out
+	// on purpose or failed on them as the plan predicted (a service
+	// account's token secret its secret action skips, a kept node port
+	// another Service holds, a target namespace it cannot create, a
+	// restore that failed before any item); Problem gives the plan's
+	// reason. They are not a failed check.
+	Skipped []CheckItem `json:"skipped,omitempty"`
 	// Different are items Velero created or updated whose cluster copy
 	// does not hold the backed-up fields.
 	Different []CheckItem `json:"different,omitempty"`
@@ -97,8 +105,16 @@ func (s *Store) CheckRestore(ctx context.Context, restore string, target Restore
 	}
 	pl := &planner{target: target, spec: opts.Spec, keep: true}
 	pl.seen = func(it *PlanItem, obj map[string]any) { c.checkItem(pl, it, obj) }
-	if _, err := s.plan(ctx, opts.Backup, pl); err != nil {
+	plan, err := s.plan(ctx, opts.Backup, pl)
+	if err != nil {
 		return nil, fmt.Errorf("check restore %s: %w", restore, err)
+	}
+	// Items Velero failed on before deciding (a restore that failed before
+	// any item, a target namespace it cannot create) are not missing.
+	for _, it := range plan.Items {
+		if it.Action == RestoreFail && it.VeleroResult == "" {
+			c.Skipped = append(c.Skipped, CheckItem{PlanItem: it, Problem: "not restored, as planned: " + it.Reason})
+		}
 	}
 	if opts.Plan != nil {
 		c.Disagreements = CompareResults(opts.Plan.VeleroResults(), c.Velero)
@@ -116,8 +132,13 @@ func (c *RestoreCheck) checkItem(pl *planner, it *PlanItem, obj map[string]any) 
 		if !exists || (lo.obj != nil && len(subsetDiff("", stripRestoreLabels(obj), stripRestoreLabels(lo.obj), nil)) > 0) {
 			c.Replaced = append(c.Replaced, CheckItem{PlanItem: *it, Velero: velero, Problem: "rewritten or replaced by its controller"})
 		}
+	case !exists && (it.Action == RestoreFail || it.Action == RestoreNever):
+		c.Skipped = append(c.Skipped, CheckItem{PlanItem: *it, Velero: velero, Problem: "not restored, as planned: " + it.Reason})
 	case !exists:
 		c.Missing = append(c.Missing, CheckItem{PlanItem: *it, Velero: velero, Problem: "not in the cluster"})
+	case pl.collided[it.ID()] || it.Action == RestoreFail:
+		// Another backed-up item may have won the target, or Velero failed
+		// on it as planned: what the cluster holds is not this item's.
 	case it.Resource == "serviceaccounts" && velero == "updated":
 		// Velero merged it: the backup's labels, annotations and secrets
 		// must be there, the rest is the cluster's.
@@ -242,11 +263,16 @@ func sortedAnyKeys(m map[string]any) []string {
 }
 
 // CompareResults compares planned results with Velero's, both ID ->
-// result, and returns the items that disagree, sorted by ID.
+// result, and returns the items that disagree, sorted by ID. A planned
+// "one of: a, b" (Velero's own order decides) agrees with a and with b.
 func CompareResults(planned, velero map[string]string) []Disagreement {
 	var out []Disagreement
 	for id, p := range planned {
-		if v := velero[id]; v != p {
+		v := velero[id]
+		if rest, ok := strings.CutPrefix(p, oneOfPrefix); ok && slices.Contains(strings.Split(rest, ", "), v) {
+			continue
+		}
+		if v != p {
 			out = append(out, Disagreement{ID: id, Planned: p, Velero: v})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -31,17 +32,24 @@ func (pl *planner) decide(it *PlanItem, u *unstructured.Unstructured) {
 	if u != nil {
 		var err error
 		if obj, err = pl.normalizeBackup(gr, it.TargetNamespace, u); err != nil {
-			// A restore item action failing is an error for the item
-			// (restore.go:1606-1609).
-			it.Action, it.Reason = RestoreNever, "Velero's restore item action fails on it: "+err.Error()
+			// A restore item action failing is an error for the item, which
+			// Velero lists failed (restore.go:1638-1641, :1485-1500).
+			it.Action, it.VeleroResult = RestoreFail, "failed"
+			it.Reason = "Velero's restore item action fails on it: " + err.Error()
 			return
 		}
 	}
 	if pl.seen != nil {
-		defer pl.seen(it, obj)
+		pl.pending = append(pl.pending, pendingCheck{idx: len(pl.items), obj: obj})
+	}
+	if gr == "secrets" && obj["type"] == string(corev1.SecretTypeServiceAccountToken) {
+		pl.tokens = append(pl.tokens, len(pl.items)) // settled once every service account is known
 	}
 	if !exists {
 		it.Action, it.VeleroResult = RestoreCreate, "created"
+		if gr == "services" {
+			pl.nodePortTaken(it, obj)
+		}
 		return
 	}
 	h, err := objectHash(pl.cv.seed, obj)
@@ -59,6 +67,9 @@ func (pl *planner) decide(it *PlanItem, u *unstructured.Unstructured) {
 		it.Reason = "service account: Velero merges the backup's labels, annotations and secrets into the cluster's (restore.go:1880-1913)"
 	case pl.spec.ExistingResourcePolicy == velerov1.PolicyTypeUpdate:
 		it.Action, it.VeleroResult = RestoreUpdate, "updated"
+		if why := pl.updateRefused(gr, it, obj, lo.obj); why != "" {
+			it.Action, it.VeleroResult, it.Reason = RestoreFail, "failed", why
+		}
 	default:
 		it.Action, it.VeleroResult = RestoreExistsDifferent, "failed"
 		if it.Reason == "" {

@@ -33,6 +33,13 @@ const (
 	// RestoreExcluded: left out by the restore spec (resources,
 	// namespaces, cluster scope, label selectors).
 	RestoreExcluded RestoreAction = "excluded"
+	// RestoreFail: Velero tries and fails (an error or a warning in its
+	// results, "failed" or not listed): the restore ends PartiallyFailed
+	// for it. Reason gives Velero's cause: a namespace mapping onto an
+	// invalid namespace name, a label selector Velero cannot convert, a
+	// kept node port another Service holds, a patch the apiserver refuses
+	// on an immutable field.
+	RestoreFail RestoreAction = "fail"
 	// RestoreNever: Velero never restores it: its built-in exclusions,
 	// completed pods and jobs, mirror pods.
 	RestoreNever RestoreAction = "never-restored"
@@ -64,7 +71,10 @@ type PlanItem struct {
 	// VeleroResult is how Velero's restored-resource list
 	// (restores/<name>/restore-<name>-resource-list.json.gz) will report
 	// the item: created, updated, skipped or failed; "" when it will not
-	// list it.
+	// list it. When Velero's own order decides (two backed-up items
+	// restore onto one target, and Velero restores whichever it meets
+	// first, in Go map order), it is "one of: " and the results it may
+	// list, comma-separated (CompareResults reads it so).
 	VeleroResult string `json:"veleroResult,omitempty"`
 	// Approximate says a restore item action of Velero changes this kind
 	// of item in ways the plan does not model (see Reason).

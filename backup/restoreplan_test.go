@@ -103,22 +103,42 @@ func TestPlanRestoreSpec(t *testing.T) {
 			require.Equal(t, backup.RestoreExcluded, it.Action, it.ID())
 		}
 	}
-	for _, bad := range []velerov1.RestoreSpec{
-		{IncludedResources: []string{"nodes"}},
-		{IncludedResources: []string{"*", "configmaps"}},
-		{ExcludedNamespaces: []string{"*"}},
-		{IncludedNamespaces: []string{"ns-0"}, ExcludedNamespaces: []string{"ns-0"}},
-		{LabelSelector: &metav1.LabelSelector{}, OrLabelSelectors: []*metav1.LabelSelector{{}}},
-		{ExistingResourcePolicy: "replace"},
+	for _, bad := range []struct {
+		spec  velerov1.RestoreSpec
+		field string
+	}{
+		{velerov1.RestoreSpec{IncludedResources: []string{"nodes"}}, "includedResources"},
+		{velerov1.RestoreSpec{IncludedResources: []string{"*", "configmaps"}}, "includedResources"},
+		{velerov1.RestoreSpec{ExcludedNamespaces: []string{"*"}}, "excludedNamespaces"},
+		{velerov1.RestoreSpec{IncludedNamespaces: []string{"ns-0"}, ExcludedNamespaces: []string{"ns-0"}}, "excludedNamespaces"},
+		{velerov1.RestoreSpec{LabelSelector: &metav1.LabelSelector{}, OrLabelSelectors: []*metav1.LabelSelector{{}}}, "orLabelSelectors"},
+		{velerov1.RestoreSpec{ExistingResourcePolicy: "replace"}, "existingResourcePolicy"},
 	} {
-		_, err = store.PlanRestore(ctx, "b", target, backup.PlanOptions{Spec: bad})
-		require.ErrorIs(t, err, backup.ErrInvalidRestoreSpec, "%+v", bad)
+		_, err = store.PlanRestore(ctx, "b", target, backup.PlanOptions{Spec: bad.spec})
+		require.ErrorIs(t, err, backup.ErrInvalidRestoreSpec, "%+v", bad.spec)
 		var serr *backup.RestoreSpecError
 		require.ErrorAs(t, err, &serr)
+		require.Equal(t, bad.field, serr.Field, "%+v", bad.spec)
 	}
-	_, err = store.PlanRestore(ctx, "b", target, backup.PlanOptions{Spec: velerov1.RestoreSpec{
+	// Velero takes a selector it cannot convert and fails the restore
+	// before any item (PartiallyFailed): predicted, not refused.
+	plan, err = store.PlanRestore(ctx, "b", target, backup.PlanOptions{Spec: velerov1.RestoreSpec{
 		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"bad key!": "x"}}}})
-	require.ErrorIs(t, err, backup.ErrInvalidRestoreSpec)
+	require.NoError(t, err)
+	require.Equal(t, len(plan.Items), plan.Counts[backup.RestoreFail])
+	require.Empty(t, plan.VeleroResults())
+	// A mapping onto a name that is not a namespace name fails those items.
+	plan, err = store.PlanRestore(ctx, "b", target, backup.PlanOptions{Spec: velerov1.RestoreSpec{
+		NamespaceMapping: map[string]string{"ns-0": "Bad_NS"}}})
+	require.NoError(t, err)
+	for _, it := range plan.Items {
+		if it.Namespace == "ns-0" || (it.Resource == "namespaces" && it.Name == "ns-0") {
+			require.Equal(t, backup.RestoreFail, it.Action, it.ID())
+			require.Empty(t, it.VeleroResult, it.ID())
+		} else {
+			require.NotEqual(t, backup.RestoreFail, it.Action, it.ID())
+		}
+	}
 }
 
 // BenchmarkPreview plans the restore of a 10,000-item backup into a live

@@ -39,9 +39,20 @@ type planner struct {
 	nsItem map[string]int // target namespace -> index of its namespace item
 	diffs  map[int]map[string]any
 	// seen, in CheckRestore, gets each selected item with its normalized
-	// backed-up object (nil when not decoded).
-	seen func(it *PlanItem, obj map[string]any)
-	err  error
+	// backed-up object (nil when not decoded), once the plan is settled.
+	seen    func(it *PlanItem, obj map[string]any)
+	pending []pendingCheck
+	tokens  []int // items that are service-account token secrets
+	// collided are the IDs two or more backed-up items restore onto.
+	collided map[string]bool
+	err      error
+}
+
+// pendingCheck is an item CheckRestore checks once the plan is settled:
+// its index in items (before sorting) and its normalized object.
+type pendingCheck struct {
+	idx int
+	obj map[string]any
 }
 
 // PlanRestore previews a Velero restore of backup name into the target
@@ -152,7 +163,7 @@ func (pl *planner) prepare(ctx context.Context) error {
 			}
 		}
 	}
-	return nil
+	return pl.readExtras(ctx)
 }
 
 // visit decides on one item as Velero's restore would.
@@ -164,6 +175,12 @@ func (pl *planner) visit(p itemPath, id *itemID, body []byte) {
 		Namespace: p.namespace, Name: p.name}
 	if p.namespace != "" {
 		it.TargetNamespace = pl.f.target(p.namespace)
+	}
+	if pl.f.failure != "" {
+		it.Action, it.Reason = RestoreFail, "Velero's restore fails before any item: "+pl.f.failure+
+			" (restore.go:202-216); the Restore ends PartiallyFailed"
+		pl.items = append(pl.items, it)
+		return
 	}
 	if a, why := pl.f.scope(p.resource, p.namespace); a != "" {
 		it.Action, it.Reason = a, why
@@ -184,6 +201,17 @@ func (pl *planner) visit(p itemPath, id *itemID, body []byte) {
 			pl.items = append(pl.items, it)
 			return
 		}
+	}
+	target := it.TargetNamespace
+	if p.resource == "namespaces" {
+		target = pl.f.target(p.name)
+	}
+	if why, bad := pl.f.badTargets[target]; bad && target != "" {
+		// EnsureNamespaceExistsAndIsReady fails: an error in the results,
+		// and the item is neither restored nor listed (restore.go:1010-1025).
+		it.Action, it.Reason = RestoreFail, "Velero cannot create namespace "+target+": "+why+" (restore.go:1010-1025)"
+		pl.items = append(pl.items, it)
+		return
 	}
 	if p.resource == "namespaces" {
 		pl.namespaceItem(it)
@@ -210,6 +238,14 @@ func (pl *planner) needDecode(p itemPath, it *PlanItem, body []byte) bool {
 	switch p.resource {
 	case "pods", "jobs.batch":
 		return true
+	case "secrets":
+		if bytes.Contains(body, []byte("kubernetes.io/service-account-token")) {
+			return true
+		}
+	case "services":
+		if len(pl.cv.nodePorts) > 0 && bytes.Contains(body, []byte("nodePort")) {
+			return true
+		}
 	}
 	if _, ok := pl.cv.live[liveKey(p.resource, it.TargetNamespace, p.name)]; ok {
 		return true
@@ -305,6 +341,7 @@ func (pl *planner) finish(ctx context.Context) error {
 		// restore.go:1815-1820: no client for the resource is a warning.
 		it.Reason, it.VeleroResult = "the cluster does not serve "+it.Resource+" and the restore adds no CRD for it: Velero reports it failed", "failed"
 	}
+	pl.settle()
 	if err := pl.nameDiffs(ctx); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
+	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -76,6 +77,12 @@ type restoreFilter struct {
 	selector   labels.Selector
 	or         []labels.Selector
 	never      map[string]bool
+	// failure, when set, is why Velero's restore fails before it restores
+	// any item: a label selector it cannot convert (restore.go:202-216).
+	failure string
+	// badTargets are the mapping targets that are not valid namespace
+	// names, each with the apiserver's reason.
+	badTargets map[string]string
 }
 
 // newRestoreFilter resolves spec; resolve maps a resource name as a user
@@ -103,22 +110,33 @@ func newRestoreFilter(spec velerov1.RestoreSpec, resolve func(string) string) (*
 	if rs := spec.RestoreStatus; rs != nil {
 		f.status = &includesExcludes{includes: mapAll(rs.IncludedResources), excludes: mapAll(rs.ExcludedResources)}
 	}
-	// A nil selector selects everything (restore.go:193-200).
+	// A nil selector selects everything (restore.go:193-200). Velero does
+	// not validate selectors: one it cannot convert (an unknown operator,
+	// In without values, Exists with values) fails the restore before any
+	// item, as an error in its results; the Restore ends PartiallyFailed
+	// (restore.go:202-216). The OR selectors are converted first.
+	f.selector, f.or = labels.Everything(), nil
+	for i, o := range spec.OrLabelSelectors {
+		s, err := metav1.LabelSelectorAsSelector(o)
+		if err != nil && f.failure == "" {
+			f.failure = fmt.Sprintf("orLabelSelectors[%d]: %v", i, err)
+		}
+		f.or = append(f.or, s)
+	}
 	ls := spec.LabelSelector
 	if ls == nil {
 		ls = &metav1.LabelSelector{}
 	}
-	sel, err := metav1.LabelSelectorAsSelector(ls)
-	if err != nil {
-		return nil, &RestoreSpecError{Field: "labelSelector", Err: err}
+	if sel, err := metav1.LabelSelectorAsSelector(ls); err != nil && f.failure == "" {
+		f.failure = "labelSelector: " + err.Error()
+	} else if err == nil {
+		f.selector = sel
 	}
-	f.selector = sel
-	for _, o := range spec.OrLabelSelectors {
-		s, err := metav1.LabelSelectorAsSelector(o)
-		if err != nil {
-			return nil, &RestoreSpecError{Field: "orLabelSelectors", Err: err}
+	f.badTargets = map[string]string{}
+	for _, t := range spec.NamespaceMapping {
+		if msgs := validation.ValidateNamespaceName(t, false); len(msgs) > 0 {
+			f.badTargets[t] = strings.Join(msgs, "; ")
 		}
-		f.or = append(f.or, s)
 	}
 	for _, r := range spec.IncludedResources {
 		if f.never[resolve(r)] || f.never[r] {
@@ -228,22 +246,22 @@ func resourceOrder(backed []string, resolve func(string) string) map[string]int 
 // pkg/util/collections/includes_excludes.go:586-611).
 func validateRestoreSpec(spec velerov1.RestoreSpec) error {
 	lists := []struct {
-		field              string
+		included, excluded string
 		includes, excludes []string
 	}{
-		{"includedResources", spec.IncludedResources, spec.ExcludedResources},
-		{"includedNamespaces", spec.IncludedNamespaces, spec.ExcludedNamespaces},
+		{"includedResources", "excludedResources", spec.IncludedResources, spec.ExcludedResources},
+		{"includedNamespaces", "excludedNamespaces", spec.IncludedNamespaces, spec.ExcludedNamespaces},
 	}
 	for _, l := range lists {
 		switch {
 		case len(l.includes) > 1 && slices.Contains(l.includes, "*"):
-			return &RestoreSpecError{Field: l.field, Err: errors.New("must be \"*\" alone, or names")}
+			return &RestoreSpecError{Field: l.included, Err: errors.New("must be \"*\" alone, or names")}
 		case slices.Contains(l.excludes, "*"):
-			return &RestoreSpecError{Field: l.field, Err: errors.New("the excludes cannot hold \"*\"")}
+			return &RestoreSpecError{Field: l.excluded, Err: errors.New("cannot hold \"*\"")}
 		}
 		for _, x := range l.excludes {
 			if slices.Contains(l.includes, x) {
-				return &RestoreSpecError{Field: l.field, Err: fmt.Errorf("%s is both included and excluded", x)}
+				return &RestoreSpecError{Field: l.excluded, Err: fmt.Errorf("%s is also in %s", x, l.included)}
 			}
 		}
 	}

@@ -53,6 +53,10 @@ type clusterView struct {
 	keep       bool                  // keep the normalized objects (CheckRestore)
 	served     map[string]schema.GroupVersionResource
 	kept       int // objects kept whole
+	// nodePorts: node port -> "<namespace>/<name>" of the Service holding
+	// it; accounts: namespace -> its service accounts (readExtras).
+	nodePorts map[int64]string
+	accounts  map[string]map[string]bool
 }
 
 // maxKeptLive bounds the listed objects a plan keeps whole (a few MiB).
