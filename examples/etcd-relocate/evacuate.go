@@ -266,6 +266,9 @@ func (o *nodeOptions) execute(ctx context.Context, r *etcdrelocate.Relocator, p 
 	}
 	rep, err := r.Evacuate(ctx, p, progressLine(os.Stderr))
 	if rep != nil {
+		for i := range rep.Failed {
+			rep.Failed[i].Resume = withTarget(rep.Failed[i].Resume, &o.target, o.direct)
+		}
 		if perr := o.print(rep); perr != nil {
 			return perr
 		}

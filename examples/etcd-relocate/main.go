@@ -236,7 +236,7 @@ func (o *options) relocate(ctx context.Context, r *etcdrelocate.Relocator, req e
 		)
 		switch {
 		case errors.As(err, &rb):
-			fmt.Fprintf(o.out, "\nROLLED BACK: %v\nRestore the replica: %s\n", rb, rb.Restore())
+			fmt.Fprintf(o.out, "\nROLLED BACK: %v\nRestore the replica: %s\n", rb, withTarget(rb.Restore(), &o.target, o.direct))
 		case errors.As(err, &le):
 			fmt.Fprintf(o.out, "\nRefused: %v\n", le)
 		default:
