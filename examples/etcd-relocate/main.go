@@ -45,9 +45,10 @@
 // evacuate run on an embedded demo fleet of two tenant etcds.
 //
 // Exit codes: 0 done, 1 failed, refused or rolled back (evacuate: a move
-// failed, was refused or did not run; node: a drain is not safe), 2 bad
-// usage, 3 the environment or cluster could not be reached, 130
-// interrupted.
+// failed, was refused or did not run, or a dry run would refuse one; node:
+// a drain is not safe), or a node, namespace or member that does not
+// exist, 2 bad usage (checked before anything is contacted), 3 the
+// environment or cluster could not be reached, 130 interrupted by the user.
 package main
 
 import (
