@@ -208,3 +208,46 @@ func TestExecute_commandLines(t *testing.T) {
 	require.Contains(t, stdout.String(), ExitCodesHelp)
 	require.Contains(t, stdout.String(), "give up after this long, e.g. 30m (0: no limit)")
 }
+
+// TestChecks: each flag check passes a good value and an empty one, and
+// refuses a bad one with ExitUsage naming the flag.
+func TestChecks(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "not.pem")
+	require.NoError(t, os.WriteFile(notPEM, []byte("hello\n"), 0o600))
+	key := filepath.Join(dir, "key.pem")
+	require.NoError(t, os.WriteFile(key, []byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), 0o600))
+	for _, tt := range []struct {
+		name  string
+		check func() error
+		want  string // "" passes
+	}{
+		{"label", func() error { return CheckDNSLabel("--namespace", "tenant-a") }, ""},
+		{"label empty", func() error { return CheckDNSLabel("--namespace", "") }, ""},
+		{"label upper case", func() error { return CheckDNSLabel("--namespace", "Tenant_A") }, `--namespace "Tenant_A": a lowercase RFC 1123 label`},
+		{"subdomain", func() error { return CheckDNSSubdomain("--node", "worker-1.example") }, ""},
+		{"subdomain bad", func() error { return CheckDNSSubdomain("--node", "-x") }, `--node "-x": a lowercase RFC 1123 subdomain`},
+		{"https", func() error { return CheckHTTPSURL("--server", "https://k.example.org:6443") }, ""},
+		{"http", func() error { return CheckHTTPSURL("--server", "http://k.example.org") }, `--server "http://k.example.org" is not an https URL`},
+		{"no scheme", func() error { return CheckHTTPSURL("--server", "k.example.org") }, `--server "k.example.org" is not an https URL`},
+		{"garbage", func() error { return CheckHTTPSURL("--server", "https://[::1") }, "--server: parse"},
+		{"one of", func() error { return CheckOneOf("--policy", "update", "", "none", "update") }, ""},
+		{"none of", func() error { return CheckOneOf("--policy", "replace", "none", "update") }, `--policy "replace": want one of "none", "update"`},
+		{"PEM missing", func() error { _, err := ReadPEMCertificates("--ca-file", filepath.Join(dir, "absent")); return err }, "--ca-file: open "},
+		{"PEM not PEM", func() error { _, err := ReadPEMCertificates("--ca-file", notPEM); return err }, "--ca-file " + notPEM + ": not a PEM file of certificates"},
+		{"PEM a key", func() error { _, err := ReadPEMCertificates("--ca-file", key); return err }, `a PEM "PRIVATE KEY" block where certificates are expected`},
+		{"PEM empty path", func() error { _, err := ReadPEMCertificates("--ca-file", ""); return err }, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.check()
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tt.want)
+			require.Equal(t, ExitUsage, exitCode(context.Background(), err))
+		})
+	}
+	require.Equal(t, ExitFailure, exitCode(context.Background(), NotFound("node", "n", "the cluster")))
+	require.EqualError(t, NotFound("node", "n", "the cluster of k"), `node "n" not found in the cluster of k`)
+}

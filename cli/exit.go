@@ -18,14 +18,16 @@ const (
 	ExitOK = 0
 	// ExitFailure means the operation ran and failed, or found a problem
 	// (a token accepted where it must be rejected, a backup that does not
-	// verify, a relocation that rolled back).
+	// verify, a relocation that rolled back, a name that does not exist
+	// (*NotFoundError), a dry run that would fail, a timeout).
 	ExitFailure = 1
 	// ExitUsage means the command line was wrong.
 	ExitUsage = 2
 	// ExitUnavailable means the target could not be reached: the embedded
 	// environment did not start, or the --kubeconfig cluster did not answer.
 	ExitUnavailable = 3
-	// ExitInterrupted means the example was stopped with Ctrl-C or SIGTERM.
+	// ExitInterrupted means the example was stopped with Ctrl-C or SIGTERM
+	// (by the user; a timeout is ExitFailure).
 	ExitInterrupted = 130
 )
 
@@ -69,9 +71,10 @@ func Main(cmd *cobra.Command) {
 
 // ExitCodesHelp is the paragraph Execute appends to the command's long
 // help, so that --help states the exit codes.
-const ExitCodesHelp = `Exit codes: 0 done, 1 the operation failed or found a problem, 2 the command
-line or the kubeconfig is wrong (nothing was contacted), 3 the cluster or
-the embedded environment could not be reached, 130 interrupted.`
+const ExitCodesHelp = `Exit codes: 0 done, 1 the operation failed or found a problem (a name that
+does not exist, a dry run that would fail, a timeout), 2 the command line or
+the kubeconfig is wrong (nothing was contacted), 3 the cluster, issuer or
+embedded environment could not be reached, 130 interrupted by the user.`
 
 // Execute is Main without the signals and the exit: it runs cmd with ctx,
 // prints the error, if any, to cmd's error output and returns the exit

@@ -61,6 +61,18 @@ func (t *Target) AddFlags(fs *pflag.FlagSet) {
 // --kubeconfig).
 func (t *Target) Embedded() bool { return t.Kubeconfig == "" }
 
+// Where names the target in messages: "the cluster of KUBECONFIG" (and
+// its --context), or "the embedded environment".
+func (t *Target) Where() string {
+	switch {
+	case t.Embedded():
+		return "the embedded environment"
+	case t.Context != "":
+		return "the cluster of " + t.Kubeconfig + " (context " + t.Context + ")"
+	}
+	return "the cluster of " + t.Kubeconfig
+}
+
 // Logger returns a logger to stderr with --verbose, a silent one otherwise.
 func (t *Target) Logger() *slog.Logger {
 	if !t.Verbose {

@@ -231,10 +231,10 @@ func (r *Relocator) failed(ctx context.Context, o MoveOutcome, err error, t0 tim
 	case oerr != nil:
 		o.State = "unknown: " + oerr.Error()
 	case s.Checkpoint != nil:
-		o.State = fmt.Sprintf("checkpoint %s records phase %s; %d voters, %d learners", checkpointName(s.Cluster), s.Checkpoint.Phase,
-			len(s.Voters()), len(s.Learners()))
+		o.State = fmt.Sprintf("checkpoint %s records phase %s; %s, %s", checkpointName(s.Cluster), s.Checkpoint.Phase,
+			plural(len(s.Voters()), "voter"), plural(len(s.Learners()), "learner"))
 	default:
-		o.State = fmt.Sprintf("no relocation recorded; %d voters, %d learners", len(s.Voters()), len(s.Learners()))
+		o.State = fmt.Sprintf("no relocation recorded; %s, %s", plural(len(s.Voters()), "voter"), plural(len(s.Learners()), "learner"))
 	}
 	return o
 }

@@ -268,9 +268,9 @@ func (p *EvacuationPlan) assignWaves() {
 func (p *EvacuationPlan) String() string {
 	var b strings.Builder
 	if p.Spread != nil {
-		fmt.Fprintf(&b, "Spread the co-located members of %s: %d moves", p.Spread, len(p.Moves))
+		fmt.Fprintf(&b, "Spread the co-located members of %s: %s", p.Spread, plural(len(p.Moves), "move"))
 	} else {
-		fmt.Fprintf(&b, "Evacuate %s: %d moves", p.Node, len(p.Moves))
+		fmt.Fprintf(&b, "Evacuate %s: %s", p.Node, plural(len(p.Moves), "move"))
 	}
 	fmt.Fprintf(&b, ", %d refused; at most %d at once\n", len(p.Refused), max(p.Options.MaxParallel, 1))
 	for i, m := range p.Moves {
@@ -288,4 +288,12 @@ func (p *EvacuationPlan) String() string {
 		fmt.Fprintf(&b, "refused %s %s: %s\n", r.ClusterRef, r.Member, strings.Join(r.Reasons, "; "))
 	}
 	return b.String()
+}
+
+// plural returns "1 move" or "n moves".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -78,8 +78,8 @@ type StalledError struct {
 }
 
 func (e *StalledError) Error() string {
-	return fmt.Sprintf("etcdrelocate: member %s (%s) has not answered for %s (stall budget %s) while step %s waited; stopped with %d voters and %d learners, nothing further changed, checkpoint kept in ConfigMap %s; %s",
-		e.Member, FormatID(e.MemberID), e.For.Round(time.Second), e.Budget, e.Step, e.Voters, e.Learners, e.Checkpoint, e.Resume)
+	return fmt.Sprintf("etcdrelocate: member %s (%s) has not answered for %s (stall budget %s) while step %s waited; stopped with %s and %s, nothing further changed, checkpoint kept in ConfigMap %s; %s",
+		e.Member, FormatID(e.MemberID), e.For.Round(time.Second), e.Budget, e.Step, plural(e.Voters, "voter"), plural(e.Learners, "learner"), e.Checkpoint, e.Resume)
 }
 
 // Unwrap returns ErrStalled.

@@ -88,6 +88,12 @@ func (o *options) checkBucketFlags() error {
 			sources++
 		}
 	}
+	if _, err := cli.ReadPEMCertificates("--ca-file", o.caFile); err != nil {
+		return err
+	}
+	if err := cli.CheckHTTPSURL("--s3-endpoint", o.s3Endpoint); err != nil {
+		return err
+	}
 	switch {
 	case sources > 1:
 		return cli.Usage("pass one of --dir, --s3-endpoint or --bucket")
@@ -105,7 +111,47 @@ func (o *options) checkBucketFlags() error {
 	if o.bucketNamespace == "" || o.bucket == "" {
 		return cli.Usage("reading the bucket needs --bucket-namespace and --bucket")
 	}
+	return errors.Join(cli.CheckDNSLabel("--bucket-namespace", o.bucketNamespace), cli.CheckDNSSubdomain("--bucket", o.bucket))
+}
+
+// checkNames refuses (ExitUsage) names that no Kubernetes object can
+// have: flag is the argument's name in messages.
+func checkNames(flag string, names ...string) error {
+	for _, n := range names {
+		if n == "" {
+			return cli.Usage("%s must not be empty", flag)
+		}
+		if err := cli.CheckDNSSubdomain(flag, n); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// checkNamespaces refuses namespace names that are no DNS-1123 label.
+func checkNamespaces(flag string, namespaces []string) error {
+	for _, n := range namespaces {
+		if n == "*" { // Velero's "every namespace"
+			continue
+		}
+		if err := cli.CheckDNSLabel(flag, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// notFound turns the NotFound of reading a Velero object into a
+// *cli.NotFoundError (exit 1) when Velero's API is there, and into
+// createError's "is the Velero addon enabled" (exit 3) when it is not.
+func (o *options) notFound(ctx context.Context, c *backup.Client, err error, what, name string) error {
+	if !apierrors.IsNotFound(err) {
+		return createError(err)
+	}
+	if _, lerr := c.Backups(ctx, ""); lerr != nil {
+		return createError(lerr)
+	}
+	return cli.NotFound(what, name, "namespace "+o.namespace+" of "+o.target.Where())
 }
 
 // store opens the backup storage location: a directory (--dir), an S3
@@ -254,7 +300,7 @@ func verifyCmd(o *options) *cobra.Command {
 			if o.target.Embedded() && o.bucketKubeconfig == "" && o.dir == "" && o.s3Endpoint == "" {
 				return cli.Usage("verify reads a real bucket: pass --dir, --s3-endpoint, or --kubeconfig (or --bucket-kubeconfig) and the --bucket flags")
 			}
-			if err := o.checkBucketFlags(); err != nil {
+			if err := errors.Join(checkNames("BACKUP", args[0]), o.checkBucketFlags()); err != nil {
 				return err
 			}
 			ctx, cancel := o.withTimeout(cmd.Context())
@@ -309,6 +355,12 @@ func backupCmd(o *options) *cobra.Command {
 		Short: "Create a backup and wait for it, with progress",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if ttl < 0 {
+				return cli.Usage("--ttl %s is negative", ttl)
+			}
+			if err := errors.Join(checkNames("NAME", args[0]), checkNamespaces("--include-namespace", namespaces)); err != nil {
+				return err
+			}
 			ctx, cancel, c, err := o.open(cmd)
 			if err != nil {
 				return err
@@ -341,6 +393,14 @@ func restoreCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkNames("BACKUP", args[0]); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("name") {
+				if err := checkNames("--name", name); err != nil {
+					return err
+				}
+			}
 			ctx, cancel, c, err := o.open(cmd)
 			if err != nil {
 				return err
@@ -348,6 +408,11 @@ func restoreCmd(o *options) *cobra.Command {
 			defer cancel()
 			if name == "" {
 				name = args[0] + "-" + time.Now().UTC().Format("20060102150405")
+			}
+			// No Restore for a backup that does not exist: Velero would
+			// only fail it later, and it would stay behind.
+			if _, err := c.Backup(ctx, args[0]); err != nil {
+				return o.notFound(ctx, c, err, "backup", args[0])
 			}
 			if _, err := c.CreateRestore(ctx, backup.RestoreOptions{Name: name, BackupName: args[0], NamespaceMapping: m}); err != nil {
 				return createError(err)
@@ -367,6 +432,9 @@ func namespaceMapping(pairs []string) (map[string]string, error) {
 		from, to, ok := strings.Cut(kv, ":")
 		if !ok || from == "" || to == "" {
 			return nil, cli.Usage("--namespace-mapping wants from:to, got %q", kv)
+		}
+		if err := errors.Join(cli.CheckDNSLabel("--namespace-mapping", from), cli.CheckDNSLabel("--namespace-mapping", to)); err != nil {
+			return nil, err
 		}
 		m[from] = to
 	}

@@ -30,9 +30,10 @@
 // backup and prints Velero's own results. The tour runs both.
 //
 // Exit codes: 0 done, 1 failed (a backup that does not verify, a restore
-// that failed, a check that finds items missing or different), 2 bad
-// command line, 3 cluster or bucket unreachable, 130
-// interrupted.
+// that failed, a check that finds items missing or different, a backup or
+// restore that does not exist), 2 bad command line (names, policies, URLs
+// and CA files checked before anything is contacted), 3 cluster or bucket
+// unreachable, or no Velero API, 130 interrupted by the user.
 package main
 
 import (

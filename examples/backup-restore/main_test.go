@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	velerov1 "github.com/vmware-tanzu/velero/pkg/apis/velero/v1"
@@ -253,7 +254,8 @@ func subcommands(t *testing.T, env *localenv.Env) {
 	}
 	restorable := strconv.Itoa(plan.Counts[backup.RestoreCreate])
 	r = run(t, ctx, args([]string{"preview", "demo-1", "--existing-resource-policy", "replace"}, kc, bucket)...)
-	require.Equal(t, cli.ExitFailure, r.code, "a policy Velero refuses")
+	require.Equal(t, cli.ExitUsage, r.code, "a policy Velero does not know")
+	require.NotContains(t, r.progress, "planning a restore", "refused before any work")
 	r = run(t, ctx, args([]string{"preview", "demo-1", "--selector", "app=nothing-has-this"}, kc, bucket)...)
 	require.Equal(t, cli.ExitOK, r.code)
 	require.Regexp(t, `(?m)^excluded\s+configmaps\s+v1/ConfigMap demo/demo-cm\s+-\s+labels do not match`, r.stdout)
@@ -297,6 +299,17 @@ func subcommands(t *testing.T, env *localenv.Env) {
 	r = run(t, ctx, args([]string{"restore", "demo-1", "--name", "demo-1-restore"}, kc)...)
 	require.Equal(t, cli.ExitFailure, r.code, "a restore that exists already")
 	require.Contains(t, r.progress, "already exists")
+
+	// Names that do not exist: exit 1, naming what and where, and no
+	// Restore object created for a backup that does not exist.
+	r = run(t, ctx, args([]string{"restore", "no-such-backup", "--name", "ghost-restore"}, kc)...)
+	require.Equal(t, cli.ExitFailure, r.code)
+	require.Contains(t, r.progress, `backup "no-such-backup" not found in namespace cozy-velero of the cluster of `+w.tenant)
+	_, err = w.velero.Restore(ctx, "ghost-restore")
+	require.True(t, apierrors.IsNotFound(err), "a Restore was created for a backup that does not exist: %v", err)
+	r = run(t, ctx, args([]string{"check", "no-such-restore"}, kc, bucket)...)
+	require.Equal(t, cli.ExitFailure, r.code)
+	require.Contains(t, r.progress, `restore "no-such-restore" not found in namespace cozy-velero`)
 }
 
 // TestDemo runs the embedded tour (no subcommand, no --kubeconfig) end to
@@ -316,6 +329,40 @@ func TestDemo(t *testing.T) {
 	require.Contains(t, r.stdout, "restore demo-1-restore: ")
 	require.Contains(t, r.stdout, "nothing missing or different")
 	require.Contains(t, r.progress, "stopping the embedded local environment")
+}
+
+// TestMain lets exitcodetest run the test binary as the program.
+func TestMain(m *testing.M) { exitcodetest.Main(m, main) }
+
+// TestExitCodes runs the program over the bad flag values and names that
+// are refused before anything is contacted (the kubeconfig's cluster
+// does not answer: reaching it would be exit 3).
+func TestExitCodes(t *testing.T) {
+	kc := exitcodetest.WriteKubeconfigs(t)
+	k := []string{"--kubeconfig", kc.Unreachable}
+	bucket := []string{"--bucket-namespace", "tenant-demo", "--bucket", "velero-backups"}
+	notPEM := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600))
+	exitcodetest.Run(t, cli.Execute, func(stdout *bytes.Buffer) *cobra.Command { return newCommand() }, []exitcodetest.Case{
+		{Name: "unknown restore policy", Args: args([]string{"preview", "demo-1", "--existing-resource-policy", "replace"}, k, bucket), Code: cli.ExitUsage,
+			First: `backup-restore: --existing-resource-policy "replace": want one of "", "none", "update"`},
+		{Name: "backup name not DNS-1123", Args: args([]string{"backup", "Demo_1"}, k), Code: cli.ExitUsage, First: `backup-restore: NAME "Demo_1": a lowercase RFC 1123 subdomain`},
+		{Name: "negative --ttl", Args: args([]string{"backup", "demo-1", "--ttl", "-1h"}, k), Code: cli.ExitUsage, First: "backup-restore: --ttl -1h0m0s is negative"},
+		{Name: "--include-namespace not DNS-1123", Args: args([]string{"backup", "demo-1", "--include-namespace", "Demo"}, k), Code: cli.ExitUsage, First: `backup-restore: --include-namespace "Demo": a lowercase RFC 1123 label`},
+		{Name: "restore of a backup name not DNS-1123", Args: args([]string{"restore", "demo 1"}, k), Code: cli.ExitUsage, First: `backup-restore: BACKUP "demo 1": a lowercase RFC 1123 subdomain`},
+		{Name: "restore --name not DNS-1123", Args: args([]string{"restore", "demo-1", "--name", "Restore!"}, k), Code: cli.ExitUsage, First: `backup-restore: --name "Restore!": a lowercase RFC 1123 subdomain`},
+		{Name: "restore --name empty", Args: args([]string{"restore", "demo-1", "--name", ""}, k), Code: cli.ExitUsage, First: "backup-restore: --name must not be empty"},
+		{Name: "namespace mapping not DNS-1123", Args: args([]string{"restore", "demo-1", "--namespace-mapping", "demo:Demo2"}, k), Code: cli.ExitUsage, First: `backup-restore: --namespace-mapping "Demo2": a lowercase RFC 1123 label`},
+		{Name: "check: a restore name that reads as a flag", Args: args([]string{"check", "-x"}, k, bucket), Code: cli.ExitUsage, First: `backup-restore: unknown shorthand flag: 'x' in -x`},
+		{Name: "check of a restore name with capitals", Args: args([]string{"check", "Demo"}, k, bucket), Code: cli.ExitUsage, First: `backup-restore: RESTORE "Demo": a lowercase RFC 1123 subdomain`},
+		{Name: "verify --ca-file not PEM", Args: args([]string{"verify", "demo-1", "--ca-file", notPEM}, k, bucket), Code: cli.ExitUsage, First: "backup-restore: --ca-file " + notPEM + ": not a PEM file of certificates"},
+		{Name: "verify --s3-endpoint not https", Args: []string{"verify", "demo-1", "--s3-endpoint", "s3.example.org", "--s3-bucket", "b"}, Code: cli.ExitUsage,
+			First: `backup-restore: --s3-endpoint "s3.example.org" is not an https URL`},
+		{Name: "--bucket-namespace not DNS-1123", Args: args([]string{"verify", "demo-1", "--bucket-namespace", "Tenant", "--bucket", "b"}, k), Code: cli.ExitUsage,
+			First: `backup-restore: --bucket-namespace "Tenant": a lowercase RFC 1123 label`},
+		{Name: "restore: unreachable cluster", Args: args([]string{"restore", "demo-1"}, k), Code: cli.ExitUnavailable, First: "backup-restore: cluster of " + kc.Unreachable + " does not answer"},
+		{Name: "interrupted", Ctx: exitcodetest.Cancelled(), Args: args([]string{"restore", "demo-1"}, k), Code: cli.ExitInterrupted, First: "backup-restore: interrupted"},
+	})
 }
 
 // TestUsage checks the exit codes of bad command lines and unreachable

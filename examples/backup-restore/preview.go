@@ -32,7 +32,10 @@ func previewCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := o.checkBucketFlags(); err != nil {
+			if err := errors.Join(checkNames("BACKUP", args[0]), checkNamespaces("--include-namespace", f.namespaces),
+				checkNamespaces("--exclude-namespace", f.excluded),
+				cli.CheckOneOf("--existing-resource-policy", f.policy, "", string(velerov1.PolicyTypeNone), string(velerov1.PolicyTypeUpdate)),
+				o.checkBucketFlags()); err != nil {
 				return err
 			}
 			spec := velerov1.RestoreSpec{IncludedNamespaces: f.namespaces, ExcludedNamespaces: f.excluded,
@@ -106,7 +109,7 @@ func checkCmd(o *options) *cobra.Command {
 		Short: "Check a finished restore: items missing or different in the cluster, and Velero's own results",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.checkBucketFlags(); err != nil {
+			if err := errors.Join(checkNames("RESTORE", args[0]), o.checkBucketFlags()); err != nil {
 				return err
 			}
 			ctx, cancel, c, err := o.open(cmd)
@@ -116,7 +119,7 @@ func checkCmd(o *options) *cobra.Command {
 			defer cancel()
 			r, err := c.Restore(ctx, args[0])
 			if err != nil {
-				return createError(err)
+				return o.notFound(ctx, c, err, "restore", args[0])
 			}
 			s, _, err := o.store(ctx)
 			if err != nil {

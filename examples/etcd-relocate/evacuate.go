@@ -45,6 +45,9 @@ func nodeCommands(out io.Writer) []*cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			report.node = args[0]
+			if err := cli.CheckDNSSubdomain("NODE", report.node); err != nil {
+				return err
+			}
 			return report.run(cmd.Context(), report.report)
 		},
 	}
@@ -61,6 +64,9 @@ func nodeCommands(out io.Writer) []*cobra.Command {
 			if evac.node == "" {
 				return cli.Usage("evacuate needs --node")
 			}
+			if err := cli.CheckDNSSubdomain("--node", evac.node); err != nil {
+				return err
+			}
 			return evac.run(cmd.Context(), evac.evacuate)
 		},
 	}
@@ -74,6 +80,9 @@ func nodeCommands(out io.Writer) []*cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if spr.target.Embedded() || spr.namespace == "" {
 				return cli.Usage("spread needs --kubeconfig and --namespace")
+			}
+			if err := errors.Join(cli.CheckDNSLabel("--namespace", spr.namespace), cli.CheckDNSSubdomain("--cluster", spr.cluster)); err != nil {
+				return err
 			}
 			return spr.run(cmd.Context(), spr.spread)
 		},
@@ -185,10 +194,11 @@ func placeTenant(ctx context.Context, env *localenv.Env, name string, on []strin
 // report prints what losing the node would do; exit 1 when a plain drain
 // is not safe.
 func (o *nodeOptions) report(ctx context.Context, r *etcdrelocate.Relocator) error {
-	rep, err := r.ReportNode(ctx, o.node)
+	f, err := o.fleet(ctx, r)
 	if err != nil {
-		return cli.WithCode(cli.ExitUnavailable, err)
+		return err
 	}
+	rep := etcdrelocate.NodeReportFor(f, o.node)
 	if err := o.print(rep); err != nil {
 		return err
 	}
@@ -205,11 +215,29 @@ func (o *nodeOptions) evacuationOptions() etcdrelocate.EvacuationOptions {
 // evacuate plans the evacuation, prints it and, unless --dry-run,
 // carries it out with a progress line per move and step.
 func (o *nodeOptions) evacuate(ctx context.Context, r *etcdrelocate.Relocator) error {
-	p, err := r.PlanEvacuation(ctx, o.node, o.evacuationOptions())
+	f, err := o.fleet(ctx, r)
+	if err != nil {
+		return err
+	}
+	p, err := etcdrelocate.PlanEvacuationFor(f, o.node, o.evacuationOptions())
 	if err != nil {
 		return err
 	}
 	return o.execute(ctx, r, p)
+}
+
+// fleet observes every tenant etcd and checks that the node exists: a
+// node the cluster does not have is a *cli.NotFoundError (exit 1), not a
+// report that losing it is harmless.
+func (o *nodeOptions) fleet(ctx context.Context, r *etcdrelocate.Relocator) (*etcdrelocate.Fleet, error) {
+	f, err := r.ObserveFleet(ctx)
+	if err != nil {
+		return nil, cli.WithCode(cli.ExitUnavailable, err)
+	}
+	if !slices.ContainsFunc(f.Nodes, func(n etcdrelocate.Node) bool { return n.Name == o.node }) {
+		return nil, cli.NotFound("node", o.node, o.target.Where())
+	}
+	return f, nil
 }
 
 // spread plans moving a tenant etcd's co-located members apart and, unless
@@ -227,11 +255,20 @@ func (o *nodeOptions) spread(ctx context.Context, r *etcdrelocate.Relocator) err
 }
 
 func (o *nodeOptions) execute(ctx context.Context, r *etcdrelocate.Relocator, p *etcdrelocate.EvacuationPlan) error {
-	if err := o.print(p); err != nil || o.dryRun {
+	if err := o.print(p); err != nil {
 		return err
+	}
+	if o.dryRun {
+		if len(p.Refused) > 0 { // the run would end with exit 1 too
+			return cli.WithCode(cli.ExitFailure, fmt.Errorf("dry run: the run would refuse %d (see above) and fail", len(p.Refused)))
+		}
+		return nil
 	}
 	rep, err := r.Evacuate(ctx, p, progressLine(os.Stderr))
 	if rep != nil {
+		for i := range rep.Failed {
+			rep.Failed[i].Resume = withTarget(rep.Failed[i].Resume, &o.target, o.direct)
+		}
 		if perr := o.print(rep); perr != nil {
 			return perr
 		}

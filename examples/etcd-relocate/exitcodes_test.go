@@ -10,6 +10,9 @@ import (
 	"github.com/cozystack/tenantkit/internal/exitcodetest"
 )
 
+// TestMain lets exitcodetest run the test binary as the program.
+func TestMain(m *testing.M) { exitcodetest.Main(m, main) }
+
 // TestExitCodes runs command lines that need no server and checks the exit
 // code and the first line of stderr of each.
 func TestExitCodes(t *testing.T) {
@@ -32,6 +35,13 @@ func TestExitCodes(t *testing.T) {
 		{Name: "spread without --kubeconfig", Args: []string{"spread", "--namespace", "tenant-a"}, Code: cli.ExitUsage, First: "etcd-relocate: spread needs --kubeconfig and --namespace"},
 		{Name: "evacuate --direct embedded", Args: []string{"evacuate", "--node", "n", "--direct"}, Code: cli.ExitUsage, First: "etcd-relocate: --direct needs --kubeconfig"},
 		{Name: "node: unreachable cluster", Args: []string{"node", "worker-1", "--kubeconfig", kc.Unreachable}, Code: cli.ExitUnavailable, First: "etcd-relocate: cluster of " + kc.Unreachable + " does not answer"},
+		{Name: "node name not DNS-1123", Args: []string{"node", "Worker_1", "--kubeconfig", kc.Unreachable}, Code: cli.ExitUsage, First: `etcd-relocate: NODE "Worker_1": a lowercase RFC 1123 subdomain`},
+		{Name: "evacuate --node not DNS-1123", Args: []string{"evacuate", "--node", "-x", "--kubeconfig", kc.Unreachable}, Code: cli.ExitUsage, First: `etcd-relocate: --node "-x": a lowercase RFC 1123 subdomain`},
+		{Name: "spread --namespace not DNS-1123", Args: []string{"spread", "--namespace", "Tenant_A", "--kubeconfig", kc.Unreachable}, Code: cli.ExitUsage, First: `etcd-relocate: --namespace "Tenant_A": a lowercase RFC 1123 label`},
+		{Name: "--namespace not DNS-1123", Args: []string{"--kubeconfig", kc.Unreachable, "--namespace", "tenant.a", "--member", "etcd-1", "--to-node", "node-c"}, Code: cli.ExitUsage, First: `etcd-relocate: --namespace "tenant.a": must not contain dots`},
+		{Name: "--to-node not DNS-1123", Args: append([]string{"--kubeconfig", kc.Unreachable}, "--namespace", "tenant-a", "--member", "etcd-1", "--to-node", "Node C"), Code: cli.ExitUsage, First: `etcd-relocate: --to-node "Node C": a lowercase RFC 1123 subdomain`},
+		{Name: "embedded --to-node not DNS-1123", Args: []string{"--to-node", "node_c"}, Code: cli.ExitUsage, First: `etcd-relocate: --to-node "node_c": a lowercase RFC 1123 subdomain`},
+		{Name: "empty --cluster", Args: append([]string{"--kubeconfig", kc.Unreachable, "--cluster", ""}, cluster...), Code: cli.ExitUsage, First: "etcd-relocate: --cluster must not be empty"},
 		{Name: "evacuate: unreachable cluster", Args: []string{"evacuate", "--node", "worker-1", "--kubeconfig", kc.Unreachable}, Code: cli.ExitUnavailable, First: "etcd-relocate: cluster of " + kc.Unreachable + " does not answer"},
 	})
 }

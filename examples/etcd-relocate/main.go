@@ -45,9 +45,10 @@
 // evacuate run on an embedded demo fleet of two tenant etcds.
 //
 // Exit codes: 0 done, 1 failed, refused or rolled back (evacuate: a move
-// failed, was refused or did not run; node: a drain is not safe), 2 bad
-// usage, 3 the environment or cluster could not be reached, 130
-// interrupted.
+// failed, was refused or did not run, or a dry run would refuse one; node:
+// a drain is not safe), or a node, namespace or member that does not
+// exist, 2 bad usage (checked before anything is contacted), 3 the
+// environment or cluster could not be reached, 130 interrupted by the user.
 package main
 
 import (
@@ -56,6 +57,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -129,6 +132,9 @@ func (o *options) run(ctx context.Context) error {
 		if o.namespace != "" || o.direct {
 			return cli.Usage("--namespace and --direct need --kubeconfig")
 		}
+		if err := o.checkNames(); err != nil {
+			return err
+		}
 		return o.runEmbedded(ctx)
 	}
 	if o.restoreNode != "" && (o.namespace == "" || o.member != "" || o.toNode != "") {
@@ -136,6 +142,9 @@ func (o *options) run(ctx context.Context) error {
 	}
 	if o.restoreNode == "" && (o.namespace == "" || o.member == "" || o.toNode == "") {
 		return cli.Usage("--kubeconfig needs --namespace, --member and --to-node")
+	}
+	if err := o.checkNames(); err != nil {
+		return err
 	}
 	if err := o.target.Open(ctx, nil); err != nil {
 		return err
@@ -208,7 +217,7 @@ func (o *options) relocate(ctx context.Context, r *etcdrelocate.Relocator, req e
 		for _, f := range pe.Failures {
 			fmt.Fprintf(o.out, "  %-13s %v\n", f.Check, f.Err)
 		}
-		return nil, err
+		return nil, o.refusal(pe, s, req)
 	}
 	if err != nil {
 		return nil, err
@@ -228,7 +237,7 @@ func (o *options) relocate(ctx context.Context, r *etcdrelocate.Relocator, req e
 		)
 		switch {
 		case errors.As(err, &rb):
-			fmt.Fprintf(o.out, "\nROLLED BACK: %v\nRestore the replica: %s\n", rb, rb.Restore())
+			fmt.Fprintf(o.out, "\nROLLED BACK: %v\nRestore the replica: %s\n", rb, withTarget(rb.Restore(), &o.target, o.direct))
 		case errors.As(err, &le):
 			fmt.Fprintf(o.out, "\nRefused: %v\n", le)
 		default:
@@ -248,4 +257,47 @@ func (o *options) relocate(ctx context.Context, r *etcdrelocate.Relocator, req e
 		printMembers(o.out, after)
 	}
 	return res, nil
+}
+
+// checkNames refuses (ExitUsage) names that cannot name a namespace, an
+// object or a node, before anything is contacted.
+func (o *options) checkNames() error {
+	for _, err := range []error{
+		cli.CheckDNSLabel("--namespace", o.namespace),
+		cli.CheckDNSSubdomain("--cluster", o.cluster),
+		cli.CheckDNSSubdomain("--to-node", o.toNode),
+		cli.CheckDNSSubdomain("--restore-to-node", o.restoreNode),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	if o.cluster == "" {
+		return cli.Usage("--cluster must not be empty")
+	}
+	return nil
+}
+
+// refusal turns a preflight refusal (its checks printed above) into the
+// program's error: a tenant etcd, member or target node that does not
+// exist is a *cli.NotFoundError; any other refusal names the checks that
+// failed. Both end with ExitFailure.
+func (o *options) refusal(pe *etcdrelocate.PreflightError, s *etcdrelocate.State, req etcdrelocate.Request) error {
+	ref := req.Namespace + "/" + req.Cluster
+	switch {
+	case errors.Is(pe, etcdrelocate.ErrUnknownLayout):
+		return cli.NotFound("tenant etcd", req.Cluster, "namespace "+req.Namespace)
+	case s.FindMember(req.Member) == nil:
+		return cli.NotFound("member", req.Member, "tenant etcd "+ref)
+	case req.TargetNode != "" && s.Node(req.TargetNode) == nil:
+		return cli.NotFound("node", req.TargetNode, o.target.Where())
+	}
+	checks := make([]string, 0, len(pe.Failures))
+	for _, f := range pe.Failures {
+		if !slices.Contains(checks, f.Check) {
+			checks = append(checks, f.Check)
+		}
+	}
+	return cli.WithCode(cli.ExitFailure, fmt.Errorf("relocation of %s in %s refused by the preflight checks: %s (see above)",
+		req.Member, ref, strings.Join(checks, ", ")))
 }

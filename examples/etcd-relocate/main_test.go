@@ -54,3 +54,27 @@ func TestEmbeddedEvacuate(t *testing.T) {
 		require.Contains(t, out.String(), want)
 	}
 }
+
+// TestWithTarget: a printed resume or restore command carries the flags
+// that reach the same cluster, so that pasting it works.
+func TestWithTarget(t *testing.T) {
+	remote := &cli.Target{Kubeconfig: "/home/op/my mgmt.kubeconfig", Context: "prod"}
+	for _, tt := range []struct {
+		name, in string
+		target   *cli.Target
+		direct   bool
+		want     string
+	}{
+		{"resume", "etcd-relocate --namespace t --cluster etcd --member etcd-1 --to-node n", remote, true,
+			"etcd-relocate --kubeconfig '/home/op/my mgmt.kubeconfig' --context prod --direct --namespace t --cluster etcd --member etcd-1 --to-node n"},
+		{"restore placeholder", "Relocator.RestoreReplica(...), or: etcd-relocate --kubeconfig KUBECONFIG --namespace t --cluster etcd --restore-to-node NODE",
+			&cli.Target{Kubeconfig: "mgmt.kubeconfig"}, false,
+			"Relocator.RestoreReplica(...), or: etcd-relocate --kubeconfig mgmt.kubeconfig --namespace t --cluster etcd --restore-to-node NODE"},
+		{"embedded", "etcd-relocate --namespace t", &cli.Target{}, false, "etcd-relocate --namespace t"},
+		{"no command", "", remote, false, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, withTarget(tt.in, tt.target, tt.direct))
+		})
+	}
+}

@@ -67,3 +67,33 @@ func indent(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return "  " + strings.Join(lines, "\n  ") + "\n"
 }
+
+// withTarget completes a command line the library printed ("etcd-relocate
+// --namespace ...", or one with the placeholder --kubeconfig KUBECONFIG)
+// with the flags that reach the same cluster: --kubeconfig, --context and
+// --direct, so that pasting it works. Other text is returned as it is.
+func withTarget(cmd string, t *cli.Target, direct bool) string {
+	const prog = "etcd-relocate "
+	i := strings.Index(cmd, prog)
+	if i < 0 || t.Embedded() {
+		return cmd
+	}
+	cmd = strings.Replace(cmd, " --kubeconfig KUBECONFIG", "", 1)
+	flags := "--kubeconfig " + shellQuote(t.Kubeconfig)
+	if t.Context != "" {
+		flags += " --context " + shellQuote(t.Context)
+	}
+	if direct {
+		flags += " --direct"
+	}
+	return cmd[:i+len(prog)] + flags + " " + cmd[i+len(prog):]
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./:=@,+.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

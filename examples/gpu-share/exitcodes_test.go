@@ -11,6 +11,9 @@ import (
 	"github.com/cozystack/tenantkit/internal/exitcodetest"
 )
 
+// TestMain lets exitcodetest run the test binary as the program.
+func TestMain(m *testing.M) { exitcodetest.Main(m, main) }
+
 // TestExitCodes runs command lines that need no server and checks the exit
 // code and the first line of stderr of each.
 func TestExitCodes(t *testing.T) {

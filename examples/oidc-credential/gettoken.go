@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/x509"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cozystack/tenantkit/cli"
 	"github.com/cozystack/tenantkit/oidc/credential"
 )
 
@@ -27,6 +29,28 @@ func (s *signIn) addFlags(cmd *cobra.Command) {
 	f.BoolVar(&s.openBrowser, "open-browser", false, "open the sign-in URL in the default browser (default: only print it)")
 	f.StringVar(&s.browserCommand, "browser-command", "", "program that opens the sign-in URL, given as its last argument (implies --open-browser)")
 	f.BoolVarP(&s.verbose, "verbose", "v", false, "log what happens to stderr (never a token)")
+}
+
+// check refuses flag values the sign-in could not use (ExitUsage), before
+// the issuer is contacted.
+func (s *signIn) check() error {
+	switch {
+	case s.cfg.IssuerURL == "" || s.cfg.ClientID == "":
+		return cli.Usage("--issuer-url and --client-id are required")
+	case s.cfg.SignInTimeout < 0:
+		return cli.Usage("--sign-in-timeout %s is negative", s.cfg.SignInTimeout)
+	case s.cfg.MaxFailedSignIns < 0:
+		return cli.Usage("--max-failed-sign-ins %d is negative", s.cfg.MaxFailedSignIns)
+	}
+	for _, p := range s.cfg.RedirectPorts {
+		if p < 1 || p > 65535 {
+			return cli.Usage("--redirect-port %d is no TCP port", p)
+		}
+	}
+	if len(s.cfg.CertificateAuthority) > 0 && !x509.NewCertPool().AppendCertsFromPEM(s.cfg.CertificateAuthority) {
+		return cli.Usage("--certificate-authority-data holds no PEM certificate")
+	}
+	return cli.CheckHTTPSURL("--issuer-url", s.cfg.IssuerURL)
 }
 
 // config completes the Config from the flags; messages go to stderr.
@@ -59,9 +83,14 @@ func getTokenCommand(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return exitCode(err)
 			}
+			if err := s.check(); err != nil {
+				return err
+			}
 			cfg := s.config(stderr)
 			if info != nil && !info.Spec.Interactive {
-				cfg.Logger.Debug("kubectl says there is no terminal; the sign-in URL is still printed to stderr")
+				// kubectl runs us with no terminal (a script, a CI job, an
+				// IDE): a token from the cache or a refresh, or fail fast.
+				cfg.NonInteractive = true
 			}
 			tok, err := credential.Get(cmd.Context(), cfg)
 			if err != nil {
@@ -82,6 +111,9 @@ func logoutCommand(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Remove the cached tokens and revoke the refresh token where the issuer offers revocation",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := s.check(); err != nil {
+				return err
+			}
 			res, err := credential.Logout(cmd.Context(), s.config(stderr))
 			var what []string
 			if res.Removed {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -27,12 +25,26 @@ func kubeconfigCommand(stdout io.Writer) *cobra.Command {
 			if spec.Cluster.Namespace == "" || spec.Cluster.Name == "" {
 				return cli.Usage("--namespace and --cluster are required")
 			}
-			var err error
-			if spec.CertificateAuthority, err = readOptional(caFile); err != nil {
-				return cli.WithCode(cli.ExitUsage, err)
+			if spec.Server == "" || spec.IssuerURL == "" {
+				return cli.Usage("--server and --issuer-url are required")
 			}
-			if spec.IssuerCertificateAuthority, err = readOptional(issuerCAFile); err != nil {
-				return cli.WithCode(cli.ExitUsage, err)
+			for _, err := range []error{
+				cli.CheckDNSLabel("--namespace", spec.Cluster.Namespace),
+				cli.CheckDNSLabel("--cluster", spec.Cluster.Name),
+				cli.CheckHTTPSURL("--server", spec.Server),
+				cli.CheckHTTPSURL("--issuer-url", spec.IssuerURL),
+				cli.CheckOneOf("--plugin", plugin, string(oidc.PluginTenantkit), string(oidc.PluginKubelogin)),
+			} {
+				if err != nil {
+					return err
+				}
+			}
+			var err error
+			if spec.CertificateAuthority, err = cli.ReadPEMCertificates("--certificate-authority", caFile); err != nil {
+				return err
+			}
+			if spec.IssuerCertificateAuthority, err = cli.ReadPEMCertificates("--issuer-certificate-authority", issuerCAFile); err != nil {
+				return err
 			}
 			spec.Plugin = oidc.Plugin(plugin)
 			kc, err := oidc.RenderKubeconfig(spec)
@@ -56,15 +68,4 @@ func kubeconfigCommand(stdout io.Writer) *cobra.Command {
 	f.StringVar(&spec.Command, "command", "", "plugin command in the exec block (default oidc-credential, or kubectl for kubelogin)")
 	f.StringArrayVar(&spec.ExtraArgs, "plugin-arg", nil, "extra argument of the plugin, repeatable (e.g. --plugin-arg=--grant=device-code)")
 	return cmd
-}
-
-func readOptional(path string) ([]byte, error) {
-	if path == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return data, nil
 }

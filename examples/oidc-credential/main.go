@@ -29,12 +29,17 @@
 // prints a user kubeconfig that runs this plugin (--plugin=kubelogin for
 // kubectl oidc-login instead): the `cozystack kubeconfig --oidc` helper.
 //
-// Exit codes: 0 done, 1 failed, 2 bad command line or configuration, 3
-// issuer unreachable, 130 interrupted.
+// Exit codes: 0 done, 1 failed (the issuer answered with an error, the
+// sign-in was denied or timed out, kubectl runs the plugin without a
+// terminal and no cached token is left), 2 bad command line or
+// configuration (checked before the issuer is contacted), 3 issuer
+// unreachable, 130 interrupted by the user (Ctrl-C: not counted as a failed
+// sign-in).
 package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -77,6 +82,8 @@ func exitCode(err error) error {
 		return cli.WithCode(cli.ExitUnavailable, err)
 	case errors.Is(err, credential.ErrInterrupted):
 		return cli.WithCode(cli.ExitInterrupted, err)
+	case errors.Is(err, credential.ErrInteractionRequired):
+		return cli.WithCode(cli.ExitFailure, fmt.Errorf("%w (kubectl runs the plugin without a terminal: spec.interactive is false in KUBERNETES_EXEC_INFO)", err))
 	}
-	return err
+	return err // a timeout, an issuer that answered with an error, a denied sign-in: ExitFailure
 }

@@ -88,6 +88,15 @@ cluster into --out, without changing anything (unless --apply-rbac).`,
 func (o *options) run(ctx context.Context) error {
 	ctx, cancel := o.timeout.Context(ctx)
 	defer cancel()
+	for _, err := range []error{
+		cli.CheckDNSLabel("--namespace", o.namespace),
+		cli.CheckDNSLabel("--cluster", o.cluster),
+		cli.CheckOneOf("--plugin", o.plugin, string(oidc.PluginKubelogin), string(oidc.PluginTenantkit)),
+	} {
+		if err != nil {
+			return err
+		}
+	}
 	if o.target.Embedded() {
 		if o.namespace != "" || o.cluster != "" || o.applyRBAC {
 			return cli.Usage("--namespace, --cluster and --apply-rbac need --kubeconfig")

@@ -11,6 +11,9 @@ import (
 	"github.com/cozystack/tenantkit/internal/exitcodetest"
 )
 
+// TestMain lets exitcodetest run the test binary as the program.
+func TestMain(m *testing.M) { exitcodetest.Main(m, main) }
+
 // TestExitCodes runs command lines that need no server and checks the exit
 // code and the first line of stderr of each.
 func TestExitCodes(t *testing.T) {
@@ -24,6 +27,8 @@ func TestExitCodes(t *testing.T) {
 		{Name: "negative timeout", Args: []string{"--timeout", "-5s"}, Code: cli.ExitUsage, First: `quickstart: invalid argument "-5s" for "--timeout" flag: -5s is negative (0 means no limit)`},
 		{Name: "cluster flags without --kubeconfig", Args: []string{"--namespace", "tenant-a"}, Code: cli.ExitUsage, First: "quickstart: --namespace and --cluster need --kubeconfig"},
 		{Name: "--kubeconfig without the cluster", Args: []string{"--kubeconfig", kc.Unreachable}, Code: cli.ExitUsage, First: "quickstart: --kubeconfig needs --namespace and --cluster"},
+		{Name: "--namespace not DNS-1123", Args: append([]string{"--kubeconfig", kc.Unreachable}, "--namespace", "Tenant_A", "--cluster", "prod"), Code: cli.ExitUsage, First: `quickstart: --namespace "Tenant_A": a lowercase RFC 1123 label`},
+		{Name: "--cluster not DNS-1123", Args: append([]string{"--kubeconfig", kc.Unreachable}, "--namespace", "tenant-a", "--cluster", "prod.eu"), Code: cli.ExitUsage, First: `quickstart: --cluster "prod.eu": must not contain dots`},
 		{Name: "missing kubeconfig", Args: append([]string{"--kubeconfig", kc.Missing}, cluster...), Code: cli.ExitUsage, First: "quickstart: load kubeconfig " + kc.Missing},
 		{Name: "garbled kubeconfig", Args: append([]string{"--kubeconfig", kc.Garbled}, cluster...), Code: cli.ExitUsage, First: "quickstart: load kubeconfig " + kc.Garbled},
 		{Name: "unknown context", Args: append([]string{"--kubeconfig", kc.Unreachable, "--context", "nope"}, cluster...), Code: cli.ExitUsage, First: "quickstart: load kubeconfig " + kc.Unreachable},

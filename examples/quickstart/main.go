@@ -110,6 +110,14 @@ them; later runs start in seconds.`,
 func (o *options) run(ctx context.Context) error {
 	ctx, cancel := o.timeout.Context(ctx)
 	defer cancel()
+	for _, err := range []error{
+		cli.CheckDNSLabel("--namespace", o.namespace),
+		cli.CheckDNSLabel("--cluster", o.cluster),
+	} {
+		if err != nil {
+			return err
+		}
+	}
 	if o.target.Embedded() {
 		if o.namespace != "" || o.cluster != "" {
 			return cli.Usage("--namespace and --cluster need --kubeconfig")

@@ -85,6 +85,10 @@ type Config struct {
 	Prompt io.Writer
 	// SignInTimeout bounds one sign-in; zero means 5 minutes.
 	SignInTimeout time.Duration
+	// NonInteractive, when set, makes Get return ErrInteractionRequired
+	// where it would start a sign-in: for a caller that nobody watches
+	// (kubectl says so in KUBERNETES_EXEC_INFO's spec.interactive).
+	NonInteractive bool
 	// MaxFailedSignIns is how many sign-ins may fail in a row before Get
 	// backs off (30 s, doubling, at most 15 minutes); zero means 3.
 	MaxFailedSignIns int
@@ -113,6 +117,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Prompt == nil {
 		c.Prompt = os.Stderr
+	}
+	if c.SignInTimeout < 0 || c.MaxFailedSignIns < 0 {
+		return c, invalidf("negative SignInTimeout or MaxFailedSignIns")
 	}
 	if c.SignInTimeout == 0 {
 		c.SignInTimeout = 5 * time.Minute

@@ -56,12 +56,17 @@
 // # Errors
 //
 // Each error wraps one sentinel: [ErrInvalidConfig], [ErrIssuerUnreachable]
-// ([*IssuerError]), [ErrAudienceMismatch] ([*AudienceError]),
+// or, when the issuer answered with an error status or an unreadable
+// document, [ErrIssuerFailed] (both [*IssuerError]), [ErrAudienceMismatch]
+// ([*AudienceError]),
 // [ErrTokenInvalid], [ErrClockSkew] ([*ClockSkewError]: a token just
 // issued is expired or not yet valid by the local clock),
 // [ErrRefreshRejected] ([*RefreshError]: expired or revoked; Get then
-// signs in), [ErrPortInUse] ([*PortError]), [ErrInterrupted] (cancelled,
-// timed out, or waiting for another process's sign-in when ctx ended),
+// signs in), [ErrPortInUse] ([*PortError]), [ErrInterrupted] (ctx ended
+// during a sign-in, or while waiting for another process's; not counted as
+// a failed sign-in), [ErrSignInTimeout] (Config.SignInTimeout ran out;
+// counted), [ErrInteractionRequired] (Config.NonInteractive and a sign-in
+// would be needed),
 // [ErrSignInDenied] ([*SignInError]), [ErrSignInBackoff] ([*BackoffError])
 // and [ErrCacheInsecure].
 //

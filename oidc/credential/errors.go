@@ -3,6 +3,7 @@ package credential
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -34,9 +35,19 @@ var (
 	// ErrPortInUse: none of the loopback redirect ports could be bound
 	// ([*PortError]).
 	ErrPortInUse = errors.New("credential: redirect ports in use")
-	// ErrInterrupted: the sign-in was cancelled or timed out before the
-	// user finished it.
+	// ErrIssuerFailed: the issuer answered, but with an error status or a
+	// document that could not be read ([*IssuerError] with Answered set):
+	// it is up, and misconfigured or failing.
+	ErrIssuerFailed = errors.New("credential: issuer answered with an error")
+	// ErrInterrupted: the caller cancelled the context (Ctrl-C) before the
+	// user finished the sign-in. It does not count as a failed sign-in.
 	ErrInterrupted = errors.New("credential: sign-in interrupted")
+	// ErrSignInTimeout: the user did not finish the sign-in within
+	// Config.SignInTimeout. It counts as a failed sign-in.
+	ErrSignInTimeout = errors.New("credential: sign-in timed out")
+	// ErrInteractionRequired: Config.NonInteractive is set and neither the
+	// cache nor a refresh gave a token, so a sign-in would be needed.
+	ErrInteractionRequired = errors.New("credential: sign-in needed, but the caller is not interactive")
 	// ErrSignInDenied: the issuer answered the sign-in with an error
 	// (access_denied, expired device code, ...).
 	ErrSignInDenied = errors.New("credential: sign-in denied")
@@ -54,16 +65,36 @@ type IssuerError struct {
 	URL string
 	// Op is what was attempted: "discovery", "refresh", "token", "revoke".
 	Op string
+	// Answered reports that the issuer answered (an HTTP error status, a
+	// document that could not be read) rather than not at all.
+	Answered bool
 	// Err is the underlying error.
 	Err error
 }
 
 func (e *IssuerError) Error() string {
+	if e.Answered {
+		return fmt.Sprintf("credential: issuer %s: %s: answered with an error: %v", e.URL, e.Op, e.Err)
+	}
 	return fmt.Sprintf("credential: issuer %s: %s: %v", e.URL, e.Op, e.Err)
 }
 
-// Unwrap returns ErrIssuerUnreachable and the underlying error.
-func (e *IssuerError) Unwrap() []error { return []error{ErrIssuerUnreachable, e.Err} }
+// Unwrap returns ErrIssuerFailed when the issuer answered, else
+// ErrIssuerUnreachable, and the underlying error.
+func (e *IssuerError) Unwrap() []error {
+	if e.Answered {
+		return []error{ErrIssuerFailed, e.Err}
+	}
+	return []error{ErrIssuerUnreachable, e.Err}
+}
+
+// newIssuerError classifies err of a request to the issuer: an error of
+// the HTTP transport (*url.Error: refused, reset, timed out, TLS) is
+// unreachable; anything else came after an answer.
+func newIssuerError(issuerURL, op string, err error) *IssuerError {
+	var ue *url.Error
+	return &IssuerError{URL: issuerURL, Op: op, Err: err, Answered: !errors.As(err, &ue)}
+}
 
 // AudienceError is an ID token whose aud lacks the client ID.
 type AudienceError struct {

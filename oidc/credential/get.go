@@ -141,7 +141,13 @@ func (i *issuer) signInCached(ctx context.Context, st *store, e entry) (*Token, 
 			return nil, &BackoffError{Failures: e.Failures, RetryAfter: retry}
 		}
 	}
+	if i.cfg.NonInteractive {
+		return nil, fmt.Errorf("%w: no cached or refreshable token for client %s; sign in once from a terminal", ErrInteractionRequired, i.cfg.ClientID)
+	}
 	tok, refresh, err := i.signIn(ctx)
+	if err != nil && ctx.Err() != nil {
+		return nil, err // the caller gave up (Ctrl-C): not a failed sign-in
+	}
 	if err != nil {
 		e.IDToken, e.RefreshToken = "", ""
 		e.Failures++
@@ -165,8 +171,17 @@ func backoff(n int) time.Duration {
 	return min(d, 15*time.Minute)
 }
 
-// signIn runs the configured grant within SignInTimeout.
-func (i *issuer) signIn(ctx context.Context) (*Token, string, error) {
+// signIn runs the configured grant within SignInTimeout; running out of
+// it is ErrSignInTimeout, the caller's cancellation ErrInterrupted.
+func (i *issuer) signIn(parent context.Context) (*Token, string, error) {
+	tok, refresh, err := i.signInWithin(parent)
+	if errors.Is(err, ErrInterrupted) && parent.Err() == nil {
+		return nil, "", fmt.Errorf("%w: not finished within %s", ErrSignInTimeout, i.cfg.SignInTimeout)
+	}
+	return tok, refresh, err
+}
+
+func (i *issuer) signInWithin(ctx context.Context) (*Token, string, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, i.cfg.SignInTimeout, fmt.Errorf("sign-in took longer than %s", i.cfg.SignInTimeout))
 	defer cancel()
 	i.cfg.Logger.Info("signing in", "issuer", i.cfg.IssuerURL, "client", i.cfg.ClientID, "grant", i.cfg.Grant)

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,7 +72,7 @@ func TestGetLifecycle(t *testing.T) {
 	var re *credential.RefreshError
 	require.ErrorAs(t, err, &re, "why a sign-in was needed")
 	require.Equal(t, "invalid_grant", re.Code)
-	require.ErrorIs(t, err, credential.ErrInterrupted, "why it failed")
+	require.ErrorIs(t, err, credential.ErrSignInTimeout, "why it failed")
 	fresh, err := credential.Get(ctx, cfg)
 	require.NoError(t, err)
 	require.Equal(t, credential.SourceSignIn, fresh.Source)
@@ -145,9 +147,18 @@ func TestGetBackoff(t *testing.T) {
 	cfg.Browser = nil // nobody signs in
 	cfg.SignInTimeout = 100 * time.Millisecond
 	ctx := context.Background()
+	for range 3 { // Ctrl-C during a sign-in is no failed sign-in
+		cctx, cancel := context.WithCancel(ctx)
+		interrupted := cfg
+		interrupted.Browser = func(string) error { cancel(); return nil }
+		_, err := credential.Get(cctx, interrupted)
+		require.ErrorIs(t, err, credential.ErrInterrupted)
+		require.NotErrorIs(t, err, credential.ErrSignInTimeout)
+	}
 	for range 3 {
 		_, err := credential.Get(ctx, cfg)
-		require.ErrorIs(t, err, credential.ErrInterrupted)
+		require.ErrorIs(t, err, credential.ErrSignInTimeout)
+		require.NotErrorIs(t, err, credential.ErrInterrupted)
 	}
 	_, err := credential.Get(ctx, cfg)
 	var be *credential.BackoffError
@@ -157,7 +168,7 @@ func TestGetBackoff(t *testing.T) {
 
 	f.advance(31 * time.Second)
 	_, err = credential.Get(ctx, cfg)
-	require.ErrorIs(t, err, credential.ErrInterrupted, "the back-off is over: one more try")
+	require.ErrorIs(t, err, credential.ErrSignInTimeout, "the back-off is over: one more try")
 	_, err = credential.Get(ctx, cfg)
 	require.ErrorAs(t, err, &be)
 	require.Equal(t, f.clock().Add(time.Minute).Unix(), be.RetryAfter.Unix(), "the back-off doubles")
@@ -206,6 +217,31 @@ func TestGetErrors(t *testing.T) {
 	cfg.Browser = func(string) error { cancel(); return nil } // Ctrl-C instead of signing in
 	_, err = credential.Get(cctx, cfg)
 	require.ErrorIs(t, err, credential.ErrInterrupted)
+
+	cfg = fakeConfig(t, f)
+	cfg.NonInteractive = true
+	cfg.Browser = func(string) error { t.Error("a non-interactive Get opened a browser"); return nil }
+	_, err = credential.Get(ctx, cfg)
+	require.ErrorIs(t, err, credential.ErrInteractionRequired, "nothing cached: no sign-in started")
+
+	cfg = fakeConfig(t, f)
+	cfg.SignInTimeout = -time.Second
+	_, err = credential.Get(ctx, cfg)
+	require.ErrorIs(t, err, credential.ErrInvalidConfig)
+}
+
+// TestGetIssuerAnswered: an issuer that answers discovery with an error
+// status is told apart from one that does not answer.
+func TestGetIssuerAnswered(t *testing.T) {
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	_, err := credential.Get(context.Background(), credential.Config{IssuerURL: srv.URL, ClientID: "c", HTTPClient: srv.Client(), CacheDir: t.TempDir()})
+	var ie *credential.IssuerError
+	require.ErrorAs(t, err, &ie)
+	require.True(t, ie.Answered)
+	require.ErrorIs(t, err, credential.ErrIssuerFailed)
+	require.NotErrorIs(t, err, credential.ErrIssuerUnreachable)
+	require.ErrorContains(t, err, "discovery: answered with an error: 404 Not Found")
 }
 
 // TestLogoutRevokes: logout revokes the refresh token where the issuer

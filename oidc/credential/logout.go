@@ -70,17 +70,17 @@ func (i *issuer) revoke(ctx context.Context, refreshToken string) error {
 	form := url.Values{"token": {refreshToken}, "token_type_hint": {"refresh_token"}, "client_id": {i.cfg.ClientID}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, i.revocation, strings.NewReader(form.Encode()))
 	if err != nil {
-		return &IssuerError{URL: i.cfg.IssuerURL, Op: "revoke", Err: err}
+		return &IssuerError{URL: i.cfg.IssuerURL, Op: "revoke", Err: err} // a revocation URL that is no URL
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := i.cfg.HTTPClient.Do(req)
 	if err != nil {
-		return &IssuerError{URL: i.cfg.IssuerURL, Op: "revoke", Err: err}
+		return newIssuerError(i.cfg.IssuerURL, "revoke", err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
 	if resp.StatusCode != http.StatusOK {
-		return &IssuerError{URL: i.cfg.IssuerURL, Op: "revoke", Err: fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(body)))}
+		return &IssuerError{URL: i.cfg.IssuerURL, Op: "revoke", Answered: true, Err: fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(body)))}
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ func discover(ctx context.Context, cfg Config) (*issuer, error) {
 		if errors.As(err, &mismatch) {
 			return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
 		}
-		return nil, &IssuerError{URL: cfg.IssuerURL, Op: "discovery", Err: err}
+		return nil, newIssuerError(cfg.IssuerURL, "discovery", err)
 	}
 	var extra struct {
 		Revocation string `json:"revocation_endpoint"`
@@ -105,5 +105,5 @@ func (i *issuer) tokenError(op string, err error) error {
 		}
 		return &SignInError{Code: re.ErrorCode, Description: re.ErrorDescription}
 	}
-	return &IssuerError{URL: i.cfg.IssuerURL, Op: op, Err: err}
+	return newIssuerError(i.cfg.IssuerURL, op, err)
 }
