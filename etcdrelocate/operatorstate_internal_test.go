@@ -23,7 +23,9 @@ func TestCheckOperatorState(t *testing.T) {
 		want   OperatorStateReason
 	}{
 		{"settled", func(*OperatorState) {}, ""},
-		{"deadline exceeded", func(s *OperatorState) { s.Available, s.Progressing = "False/DeadlineExceeded", "False/DeadlineExceeded" }, OperatorNotAvailable},
+		{"deadline exceeded", func(s *OperatorState) {
+			s.Available, s.Progressing = "False/DeadlineExceeded", "False/DeadlineExceeded"
+		}, OperatorNotAvailable},
 		{"quorum available", func(s *OperatorState) { s.Available = "True/QuorumAvailable" }, OperatorNotAvailable},
 		{"no conditions", func(s *OperatorState) { s.Available = "" }, OperatorNotAvailable},
 		{"degraded", func(s *OperatorState) { s.Degraded = "True/MembersUnhealthy" }, OperatorDegraded},

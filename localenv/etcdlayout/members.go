@@ -71,7 +71,7 @@ func (o *Operator) createMember(ctx context.Context, cluster *unstructured.Unstr
 			"clusterName": clusterName, "version": spec["version"], "storage": spec["storage"],
 			"options": spec["options"], "affinity": spec["affinity"],
 			"topologySpreadConstraints": spec["topologySpreadConstraints"],
-			"additionalMetadata": spec["additionalMetadata"], "bootstrap": seed, "initialCluster": "", "clusterToken": token, "replicas": int64(1),
+			"additionalMetadata":        spec["additionalMetadata"], "bootstrap": seed, "initialCluster": "", "clusterToken": token, "replicas": int64(1),
 			"tls": map[string]any{"clientServerSecretRef": map[string]any{"name": SecretServer}, "clientMTLS": true,
 				"peerSecretRef": map[string]any{"name": SecretPeer}},
 		},
