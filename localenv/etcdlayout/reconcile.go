@@ -143,7 +143,7 @@ func (o *Operator) converge(ctx context.Context, cluster *unstructured.Unstructu
 		id   uint64
 	}
 	var learners []learner
-	voterCount := 0
+	voterCount, pending := 0, false
 	for _, m := range members {
 		if m.deleting {
 			continue
@@ -153,7 +153,9 @@ func (o *Operator) converge(ctx context.Context, cluster *unstructured.Unstructu
 		case m.initialCluster == "":
 			half = append(half, m.name)
 		case em == nil:
+			pending = true
 		case em.IsLearner:
+			pending = true
 			learners = append(learners, learner{m.name, em.ID})
 		default:
 			voterCount++
@@ -176,7 +178,9 @@ func (o *Operator) converge(ctx context.Context, cluster *unstructured.Unstructu
 	for _, l := range learners {
 		o.promote(ctx, cli, l.name, l.id)
 	}
-	if err := o.updateStatus(ctx, cluster, running, ready, voterCount); err != nil {
+	if err := o.updateStatus(ctx, cluster, running, ready, voterCount); err != nil || pending {
+		// A learner or an unregistered member: promote it first (etcd
+		// allows one learner at a time).
 		return err
 	}
 	return o.scale(ctx, cluster, cli, members, running, ready)
