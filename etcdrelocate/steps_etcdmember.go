@@ -86,6 +86,9 @@ func (x *run) unpinPlacement(ctx context.Context) (string, bool, error) {
 	if err := x.setAffinity(ctx, d.Resource(gvrEtcdCluster).Namespace(x.p.Namespace), orig); err != nil {
 		return "", false, err
 	}
+	if err := waitPinAdopted(ctx, d, x.p.Namespace, x.p.Cluster, orig, x.r.t.Membership); err != nil {
+		return "", false, err
+	}
 	x.cp.PinnedPlacement = false
 	if err := x.saveCheckpoint(ctx); err != nil {
 		return "", false, err

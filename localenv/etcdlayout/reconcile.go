@@ -178,10 +178,14 @@ func (o *Operator) converge(ctx context.Context, cluster *unstructured.Unstructu
 	for _, l := range learners {
 		o.promote(ctx, cli, l.name, l.id)
 	}
-	if err := o.updateStatus(ctx, cluster, running, ready, voterCount); err != nil || pending {
-		// A learner or an unregistered member: promote it first (etcd
-		// allows one learner at a time).
+	if err := o.updateStatus(ctx, cluster, running, ready, voterCount); err != nil {
 		return err
+	}
+	if pending && running <= observedReplicas(cluster) {
+		// A learner or an unregistered member: promote it before adding
+		// another (etcd allows one learner at a time); a scale-down goes
+		// ahead, as in the real operator.
+		return nil
 	}
 	return o.scale(ctx, cluster, cli, members, running, ready)
 }
