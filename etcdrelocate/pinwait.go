@@ -62,3 +62,17 @@ func pinAdopted(ec *unstructured.Unstructured, aff map[string]any) error {
 	}
 	return nil
 }
+
+// waitSpecAffinityAdopted is waitPinAdopted for the affinity the
+// EtcdCluster's spec has now: a resumed run's pin, set by the run before.
+func waitSpecAffinityAdopted(ctx context.Context, d dynamic.Interface, ns, cluster string, bound time.Duration) error {
+	if d == nil {
+		return fmt.Errorf("%w: Config.Dynamic is required for the v1alpha2 layouts", ErrInvalidConfig)
+	}
+	ec, err := d.Resource(gvrEtcdCluster).Namespace(ns).Get(ctx, cluster, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("get etcdcluster: %w", err)
+	}
+	aff, _, _ := unstructured.NestedMap(ec.Object, "spec", "affinity")
+	return waitPinAdopted(ctx, d, ns, cluster, aff, bound)
+}

@@ -30,6 +30,9 @@ func (x *run) dyn() (dynamic.Interface, error) {
 
 func (x *run) pinPlacement(ctx context.Context) (string, bool, error) {
 	if x.cp.PinnedPlacement {
+		if err := waitSpecAffinityAdopted(ctx, x.r.cfg.Dynamic, x.p.Namespace, x.p.Cluster, x.r.t.Membership); err != nil {
+			return "", false, err
+		}
 		return "pinned earlier", true, nil
 	}
 	d, err := x.dyn()
