@@ -61,6 +61,31 @@
 // mid-rollout; a PodDisruptionBudget that allows no disruption; another
 // relocation's checkpoint; the Lease held by another executor.
 //
+// # What the v1alpha2 operator must allow
+//
+// On the v1alpha2 layouts tenantkit deletes a member only while the
+// cozystack etcd-operator is settled (OperatorState, refusals as
+// *OperatorStateError): Available=True/QuorumHealthy, Degraded not True,
+// Progressing=False/Reconciled, status.observed equal to the spec, no
+// status.progressDeadline pending, status.readyMembers equal to the
+// observed replicas and no EtcdMember being deleted. An operator in
+// DeadlineExceeded, or below its target, would let the member's finalizer
+// remove it and never add the replacement. The pin step waits until the
+// operator has latched the pin into status.observed and reconciled: new
+// members get their affinity from status.observed, not from the spec.
+// Where the operator's member deletion guard (a ValidatingAdmissionPolicy)
+// is installed, tenantkit detects it with a server-side dry-run delete and
+// passes it deliberately: it annotates the member
+// AnnotationAllowDeletion=true and deletes it with a UID precondition. It
+// needs get, patch and delete on etcdmembers (and get and patch on
+// etcdclusters for the pin) in the tenant namespace; an operator may
+// instead name tenantkit's user in the chart's
+// memberDeletionProtection.additionalAllowedUsers, and then nothing is
+// annotated. A refusal after that is a *DeletionRefusedError. tenantkit
+// changes the EtcdCluster's spec.affinity (pinned for the move, put back
+// after) and, where the guard is installed, leaves the annotation on the
+// deleted member only.
+//
 // # Guarantees
 //
 //   - Quorum is kept at every step, and one membership change at most is

@@ -29,9 +29,10 @@ func TestRelocateEtcdMember(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	require.NoError(t, env.Cluster().Cordon(ctx, "node-c"))
-	// The stand-in does not apply spec.affinity; with a strict topology
-	// spread the replacement can only land on the one node without a
-	// member (the plan cordons the source).
+	// The stand-in applies the pin once it has latched it into
+	// status.observed, as the real operator does (the plan waits for
+	// that); the strict topology spread and the cordon of the source are
+	// kept so that the run exercises them too.
 	tn := etcdlayout.StartV1alpha2T(t, env, etcdlayout.Config{Tenant: "v2", StrictSpread: true})
 	require.NoError(t, env.Cluster().Uncordon(ctx, "node-c"))
 	dyn, err := dynamic.NewForConfig(env.RESTConfig())

@@ -128,6 +128,7 @@ func (r *Relocator) observeV1alpha2(ctx context.Context, ns, cluster string, kv 
 		}
 	}
 	kv.workload.ServiceName = kv.service
+	kv.workload.Operator = operatorStateOf(ec, members.Items)
 	pods, err := r.cfg.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
 		return false, fmt.Errorf("list pods: %w", err)

@@ -60,6 +60,11 @@ func preflight(s *State, req Request) (*Member, []string, error) {
 		warns = append(warns, checkCerts(s, target, fail)...)
 	}
 	checkWorkload(s, fail)
+	if w := s.Workload; w.Kind == "EtcdCluster" && w.Operator != nil {
+		if err := checkOperatorState(w.Name, w.Operator, s.ObservedAt); err != nil {
+			fails = append(fails, Failure{Check: "operator", Err: err})
+		}
+	}
 	if len(fails) > 0 {
 		return target, warns, &PreflightError{Failures: fails}
 	}

@@ -101,6 +101,12 @@ func TestPreflightRefusals(t *testing.T) {
 		{name: "operator progressing", opts: etcdrelocatetest.StateOptions{Layout: etcdrelocate.LayoutEtcdMember}, edit: func(s *etcdrelocate.State, _ *etcdrelocate.Request) {
 			s.Workload.Progressing = true
 		}, want: etcdrelocate.ErrRolloutInProgress, check: "workload"},
+		{name: "operator deadline exceeded", opts: etcdrelocatetest.StateOptions{Layout: etcdrelocate.LayoutEtcdMember}, edit: func(s *etcdrelocate.State, _ *etcdrelocate.Request) {
+			s.Workload.Operator.Available = "False/DeadlineExceeded"
+		}, want: etcdrelocate.ErrRolloutInProgress, check: "operator"},
+		{name: "operator below target", opts: etcdrelocatetest.StateOptions{Layout: etcdrelocate.LayoutEtcdMember}, edit: func(s *etcdrelocate.State, _ *etcdrelocate.Request) {
+			s.Workload.Operator.ReadyMembers = 2
+		}, want: etcdrelocate.ErrRolloutInProgress, check: "operator"},
 		{name: "another relocation", edit: func(s *etcdrelocate.State, _ *etcdrelocate.Request) {
 			s.Checkpoint = &etcdrelocate.Checkpoint{Version: 1, Namespace: s.Namespace, Cluster: "etcd", Layout: etcdrelocate.LayoutStatefulSet,
 				MemberID: s.Members[0].ID, PeerURL: s.Members[0].PeerURL(), Pod: "etcd-0", PVC: "data-etcd-0", Voters: 3,

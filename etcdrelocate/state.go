@@ -188,6 +188,9 @@ type Workload struct {
 	// Progressing reports an EtcdCluster with Progressing=True, i.e. the
 	// operator is still acting on an earlier change.
 	Progressing bool
+	// Operator is the v1alpha2 operator's state (EtcdCluster only; nil
+	// when not read, and then not checked).
+	Operator *OperatorState
 }
 
 // PDB is a PodDisruptionBudget covering the members.

@@ -30,6 +30,9 @@ func (x *run) dyn() (dynamic.Interface, error) {
 
 func (x *run) pinPlacement(ctx context.Context) (string, bool, error) {
 	if x.cp.PinnedPlacement {
+		if err := waitSpecAffinityAdopted(ctx, x.r.cfg.Dynamic, x.p.Namespace, x.p.Cluster, x.r.t.Membership); err != nil {
+			return "", false, err
+		}
 		return "pinned earlier", true, nil
 	}
 	d, err := x.dyn()
@@ -63,6 +66,9 @@ func (x *run) pinPlacement(ctx context.Context) (string, bool, error) {
 	if err := x.setAffinity(ctx, clusters, aff); err != nil {
 		return "", false, err
 	}
+	if err := waitPinAdopted(ctx, d, x.p.Namespace, x.p.Cluster, aff, x.r.t.Membership); err != nil {
+		return "", false, err
+	}
 	return "new members of " + x.p.Cluster + " must run on " + x.p.TargetNode, false, nil
 }
 
@@ -81,6 +87,9 @@ func (x *run) unpinPlacement(ctx context.Context) (string, bool, error) {
 		}
 	}
 	if err := x.setAffinity(ctx, d.Resource(gvrEtcdCluster).Namespace(x.p.Namespace), orig); err != nil {
+		return "", false, err
+	}
+	if err := waitPinAdopted(ctx, d, x.p.Namespace, x.p.Cluster, orig, x.r.t.Membership); err != nil {
 		return "", false, err
 	}
 	x.cp.PinnedPlacement = false
@@ -150,8 +159,8 @@ func (x *run) deleteEtcdMember(ctx context.Context) (string, bool, error) {
 			return "", false, err
 		}
 	}
-	if err := members.Delete(ctx, x.p.Member.EtcdMember, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return "", false, fmt.Errorf("delete etcdmember %s: %w", x.p.Member.EtcdMember, err)
+	if _, err := deleteEtcdMemberGuarded(ctx, members, x.p.Namespace, x.p.Member.EtcdMember); err != nil {
+		return "", false, err
 	}
 	err = retry(ctx, x.r.t.Membership+x.r.t.Storage, "the operator to remove the member", func(ctx context.Context) (bool, error) {
 		ms, err := x.mem.list(ctx)

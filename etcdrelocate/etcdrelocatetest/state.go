@@ -129,7 +129,9 @@ func NewState(opts StateOptions) (*etcdrelocate.State, error) {
 		s.Workload = etcdrelocate.Workload{Kind: "StatefulSet", Name: "etcd", Replicas: opts.Voters, ReadyReplicas: opts.Voters,
 			CurrentRevision: "etcd-1", UpdateRevision: "etcd-1", ServiceName: service, InitialClusterState: "existing"}
 	} else {
-		s.Workload = etcdrelocate.Workload{Kind: "EtcdCluster", Name: "etcd", Replicas: opts.Voters, ReadyReplicas: opts.Voters, ServiceName: service}
+		s.Workload = etcdrelocate.Workload{Kind: "EtcdCluster", Name: "etcd", Replicas: opts.Voters, ReadyReplicas: opts.Voters, ServiceName: service,
+			Operator: &etcdrelocate.OperatorState{Available: "True/QuorumHealthy", Degraded: "False/QuorumHealthy",
+				Progressing: "False/Reconciled", ObservedMatchesSpec: true, ObservedReplicas: opts.Voters, ReadyMembers: opts.Voters}}
 	}
 	s.PDB = &etcdrelocate.PDB{Name: "etcd", DisruptionsAllowed: opts.Voters - etcdrelocate.Quorum(opts.Voters),
 		CurrentHealthy: opts.Voters, DesiredHealthy: etcdrelocate.Quorum(opts.Voters)}

@@ -49,11 +49,15 @@
 // (MemberPeerURL), Pods labelled etcd-operator.cozystack.io/cluster=etcd and
 // role=voter once voters.
 //
-// The real operator does not run here. Operator is a minimal, test-only
-// stand-in that implements what the operator's documentation says happens
-// on bootstrap, scale-up and member deletion (see Operator for exactly what
-// it does and does not model). StartV1alpha2 applies the layout and starts
-// the stand-in:
+// The real operator does not run here. Operator is a test-only stand-in
+// that does what the operator's code and documentation say happens on
+// bootstrap, scaling, spec changes (the status.observed latch, the progress
+// deadline and DeadlineExceeded) and member deletion (see Operator for
+// exactly what it does and does not model). InstallMemberDeletionGuard
+// installs the operator chart's member deletion guard, a
+// ValidatingAdmissionPolicy the kube-apiserver enforces itself
+// (Config.DeletionGuard). StartV1alpha2 applies the layout and starts the
+// stand-in:
 //
 //	tn := etcdlayout.StartV1alpha2T(t, env, etcdlayout.Config{Tenant: "demo"})
 //	names, err := tn.MemberNames(ctx)

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -33,7 +33,7 @@ func controllerRef(u *unstructured.Unstructured) []metav1.OwnerReference {
 }
 
 // ensureClusterObjects creates the headless Service named after the
-// cluster and the PDB over voters.
+// cluster (the PDB follows the voters in updateStatus).
 func (o *Operator) ensureClusterObjects(ctx context.Context, cluster *unstructured.Unstructured) error {
 	ns := o.cfg.Namespace
 	sel := map[string]string{labelCluster: clusterName}
@@ -48,22 +48,14 @@ func (o *Operator) ensureClusterObjects(ctx context.Context, cluster *unstructur
 	if _, err := o.c.kube.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); ignoreExists(err) != nil {
 		return err
 	}
-	replicas, _, _ := unstructured.NestedInt64(cluster.Object, "spec", "replicas")
-	quorum := intstr.FromInt32(int32(replicas/2 + 1))
-	pdb := &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: clusterName, Namespace: ns, OwnerReferences: controllerRef(cluster)},
-		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &quorum,
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{labelCluster: clusterName, labelRole: roleVoter}}},
-	}
-	_, err := o.c.kube.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{})
-	return ignoreExists(err)
+	return nil
 }
 
 // createMember creates an EtcdMember named etcd-<random> (create, then
 // patch: the seed's initial cluster is itself, known once the name is).
 func (o *Operator) createMember(ctx context.Context, cluster *unstructured.Unstructured, seed bool) (string, error) {
 	ns := o.cfg.Namespace
-	spec, _, _ := unstructured.NestedMap(cluster.Object, "spec")
+	spec := observed(cluster)
 	token, _, _ := unstructured.NestedString(cluster.Object, "status", "clusterToken")
 	if token == "" {
 		token = ns + "-" + clusterName + "-" + string(cluster.GetUID())
@@ -77,7 +69,9 @@ func (o *Operator) createMember(ctx context.Context, cluster *unstructured.Unstr
 			"labels": map[string]any{labelCluster: clusterName}, "finalizers": []any{memberFinalizer}},
 		"spec": map[string]any{
 			"clusterName": clusterName, "version": spec["version"], "storage": spec["storage"],
-			"options": spec["options"], "bootstrap": seed, "initialCluster": "", "clusterToken": token, "replicas": int64(1),
+			"options": spec["options"], "affinity": spec["affinity"],
+			"topologySpreadConstraints": spec["topologySpreadConstraints"],
+			"additionalMetadata":        spec["additionalMetadata"], "bootstrap": seed, "initialCluster": "", "clusterToken": token, "replicas": int64(1),
 			"tls": map[string]any{"clientServerSecretRef": map[string]any{"name": SecretServer}, "clientMTLS": true,
 				"peerSecretRef": map[string]any{"name": SecretPeer}},
 		},
@@ -99,7 +93,7 @@ func (o *Operator) createMember(ctx context.Context, cluster *unstructured.Unstr
 // ensureMemberObjects creates a member's PVC and Pod if missing, keeps the
 // Pod's role label in line with status.isVoter and reports the Pod in the
 // member's status.
-func (o *Operator) ensureMemberObjects(ctx context.Context, cluster *unstructured.Unstructured, m member, bootstrapping bool) error {
+func (o *Operator) ensureMemberObjects(ctx context.Context, m member, bootstrapping bool) error {
 	ns := o.cfg.Namespace
 	size, _, _ := unstructured.NestedString(m.obj.Object, "spec", "storage", "size")
 	class, _, _ := unstructured.NestedString(m.obj.Object, "spec", "storage", "storageClassName")
@@ -122,7 +116,10 @@ func (o *Operator) ensureMemberObjects(ctx context.Context, cluster *unstructure
 	if m.bootstrap && bootstrapping {
 		state = "new"
 	}
-	pod := o.memberPod(cluster, m, state)
+	pod, err := o.memberPod(m, state)
+	if err != nil {
+		return err
+	}
 	cur, err := o.c.kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
 	if ignoreExists(err) != nil {
 		return err
@@ -148,13 +145,15 @@ func (o *Operator) ensureMemberObjects(ctx context.Context, cluster *unstructure
 	})
 }
 
-// memberPod is the Pod the operator runs for a member.
-func (o *Operator) memberPod(cluster *unstructured.Unstructured, m member, state string) *corev1.Pod {
+// memberPod is the Pod the operator runs for a member: everything from the
+// member's spec, which the member got from status.observed when it was
+// created (affinity and topology spread included).
+func (o *Operator) memberPod(m member, state string) (*corev1.Pod, error) {
 	ns, name := o.cfg.Namespace, m.name
 	version, _, _ := unstructured.NestedString(m.obj.Object, "spec", "version")
 	token, _, _ := unstructured.NestedString(m.obj.Object, "spec", "clusterToken")
 	labels := memberLabels(name)
-	extra, _, _ := unstructured.NestedStringMap(cluster.Object, "spec", "additionalMetadata", "labels")
+	extra, _, _ := unstructured.NestedStringMap(m.obj.Object, "spec", "additionalMetadata", "labels")
 	maps.Copy(labels, extra)
 	if m.isVoter {
 		labels[labelRole] = roleVoter
@@ -179,12 +178,22 @@ func (o *Operator) memberPod(cluster *unstructured.Unstructured, m member, state
 	for _, k := range sortedKeys(options) {
 		cmd = append(cmd, "--"+kebab(k)+"="+fmt.Sprint(options[k]))
 	}
-	probe := func(path string) *corev1.Probe {
-		return &corev1.Probe{PeriodSeconds: 5, ProbeHandler: corev1.ProbeHandler{
-			HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(metricsPort)}}}
-	}
+	// The real operator's probes: readiness /health on the metrics port,
+	// liveness a TCP connect to the peer port.
+	readiness := &corev1.Probe{InitialDelaySeconds: 5, PeriodSeconds: 5, FailureThreshold: 3,
+		ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/health", Port: intstr.FromInt32(metricsPort)}}}
+	liveness := &corev1.Probe{InitialDelaySeconds: 15, PeriodSeconds: 10, FailureThreshold: 3,
+		ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(peerPort)}}}
 	secret := func(vol, name string) corev1.Volume {
 		return corev1.Volume{Name: vol, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name}}}
+	}
+	var placement struct {
+		Affinity                  *corev1.Affinity                  `json:"affinity"`
+		TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints"`
+	}
+	spec, _, _ := unstructured.NestedMap(m.obj.Object, "spec")
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(spec, &placement); err != nil {
+		return nil, fmt.Errorf("member %s placement: %w", name, err)
 	}
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels, OwnerReferences: controllerRef(m.obj)},
@@ -197,16 +206,17 @@ func (o *Operator) memberPod(cluster *unstructured.Unstructured, m member, state
 				VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/var/lib/etcd"},
 					{Name: "client-tls", MountPath: "/etc/etcd/tls/client", ReadOnly: true},
 					{Name: "peer-tls", MountPath: "/etc/etcd/tls/peer", ReadOnly: true}},
-				ReadinessProbe: probe("/readyz"),
-				LivenessProbe:  probe("/livez"),
+				ReadinessProbe: readiness,
+				LivenessProbe:  liveness,
 			}},
 			Volumes: []corev1.Volume{
 				{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-" + name}}},
 				secret("client-tls", SecretServer), secret("peer-tls", SecretPeer),
 			},
-			TopologySpreadConstraints: memberSpread(cluster),
+			Affinity:                  placement.Affinity,
+			TopologySpreadConstraints: placement.TopologySpreadConstraints,
 		},
-	}
+	}, nil
 }
 
 // patchStatus merges fields into an object's status.
@@ -236,15 +246,3 @@ func kebab(s string) string {
 }
 
 func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
-
-// memberSpread is the EtcdCluster's topology spread for the strict case,
-// else Cozystack's default (one member per node, preferred).
-func memberSpread(cluster *unstructured.Unstructured) []corev1.TopologySpreadConstraint {
-	tsc, _, _ := unstructured.NestedSlice(cluster.Object, "spec", "topologySpreadConstraints")
-	for _, c := range tsc {
-		if m, ok := c.(map[string]any); ok && m["whenUnsatisfiable"] == string(corev1.DoNotSchedule) {
-			return spread(true)
-		}
-	}
-	return spread(false)
-}

@@ -33,33 +33,60 @@ type OperatorConfig struct {
 	Resync time.Duration
 	// Logger receives what it does. Default: discard.
 	Logger *slog.Logger
+	// ProgressDeadline is how long a latched target may take before the
+	// operator reports DeadlineExceeded, where the EtcdCluster does not set
+	// spec.progressDeadlineSeconds. Default 600s, the real operator's.
+	ProgressDeadline time.Duration
+	// User, if set, is the identity the operator acts as (impersonated
+	// with rc's credentials, in group system:masters), for example
+	// OperatorUser where the member deletion guard is installed.
+	User string
 }
 
-// Operator is a minimal, test-only stand-in for the cozystack
-// etcd-operator (v1alpha2, Cozystack ≥ v1.6). It is NOT that operator: it
-// implements only what its documentation (docs/concepts.md,
-// docs/operations.md) says happens in the flows tenantkit's tests exercise,
-// as plainly as possible:
+// Operator is a test-only stand-in for the cozystack etcd-operator
+// (v1alpha2, Cozystack ≥ v1.6). It is NOT that operator: it does what that
+// operator's code (controllers/etcdcluster_controller.go,
+// controllers/etcdmember_controller.go) and documentation
+// (docs/concepts.md, docs/operations.md) do in the flows tenantkit's tests
+// exercise, as plainly as possible:
 //
+//   - the locking pattern: the spec is latched into status.observed
+//     (Progressing=True/InitialSnapshot, SpecChanged, RetryAfterDeadline)
+//     with status.progressDeadline (spec.progressDeadlineSeconds, default
+//     OperatorConfig.ProgressDeadline), and the operator reconciles toward
+//     that copy; a changed spec is adopted only once the copy is reached;
+//     once the deadline passes on an incomplete cluster it reports
+//     Available=False/DeadlineExceeded and stops before it scales or
+//     promotes, until the spec is edited;
 //   - bootstrap from one seed EtcdMember (GenerateName etcd-,
 //     spec.bootstrap=true, --initial-cluster-state=new), then latch
 //     status.clusterID from the seed;
-//   - scale up one member at a time: create the EtcdMember, call
-//     MemberAddAsLearner with its peer URL, patch spec.initialCluster from
-//     etcd's member list, start it, MemberPromote once etcd accepts it;
+//   - scale up one member at a time once every member is Ready: create the
+//     EtcdMember with version, storage, options, affinity, topology spread
+//     and additional metadata from status.observed, MemberAddAsLearner,
+//     patch spec.initialCluster, start it, MemberPromote once etcd accepts;
+//     scale down by deleting the newest member;
+//   - no membership change while any EtcdMember is being deleted;
 //   - for each member: PVC data-<member> and Pod <member> (hostname
-//     <member>, subdomain etcd), both controlled by the EtcdMember, the Pod
-//     labelled role=voter once it is a voter; the headless Service etcd
-//     and a PDB selecting voters;
+//     <member>, subdomain etcd, affinity and spread from the member's spec,
+//     readiness /health, TCP liveness on the peer port), both controlled
+//     by the EtcdMember, the Pod labelled role=voter once it is a voter;
+//     the headless Service etcd; a PDB over voters with minAvailable the
+//     quorum of max(voters, observed replicas);
+//   - status: readyMembers and the real conditions (Available
+//     QuorumHealthy/QuorumAvailable/QuorumLost/DeadlineExceeded, Degraded
+//     QuorumHealthy/MembersUnhealthy/QuorumLost, Progressing Reconciled
+//     once the observed target is reached, which clears the deadline);
 //   - on EtcdMember deletion, the finalizer
 //     etcd-operator.cozystack.io/member-cleanup runs MemberRemove through
 //     the other members before the member goes; garbage collection then
 //     takes its Pod and PVC, and the next reconcile adds a replacement with
 //     a new name ("Broken member" in docs/operations.md).
 //
-// Scale down, pause, the locking pattern and deadlines, crash-loop
-// self-heal, the admission policy guarding member deletion, defrag, backups
-// and cert-manager integration are not modelled.
+// Pause (replicas 0), memory-backed members and their self-heal, auth,
+// defrag, backups and cert-manager integration are not modelled; the
+// admission policy guarding member deletion is installed separately
+// (InstallMemberDeletionGuard).
 type Operator struct {
 	cfg   OperatorConfig
 	c     *clients
@@ -85,6 +112,13 @@ func StartOperator(ctx context.Context, rc *rest.Config, cfg OperatorConfig) (*O
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ProgressDeadline == 0 {
+		cfg.ProgressDeadline = 600 * time.Second
+	}
+	if cfg.User != "" {
+		rc = rest.CopyConfig(rc)
+		rc.Impersonate = rest.ImpersonationConfig{UserName: cfg.User, Groups: []string{"system:masters", "system:authenticated"}}
 	}
 	c, err := newClients(rc)
 	if err != nil {
@@ -197,6 +231,9 @@ type member struct {
 	memberID       string
 	isVoter        bool
 	deleting       bool
+	// ready is the member's Pod readiness (the real operator's member
+	// Ready condition), set by reconcile.
+	ready bool
 }
 
 func toMember(u *unstructured.Unstructured) member {

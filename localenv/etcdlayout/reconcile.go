@@ -17,7 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// reconcile runs one pass of the stand-in operator; see Operator.
+// reconcile runs one pass of the stand-in operator; see Operator. The
+// member controller's part (finalizers, Pods and PVCs) runs first, then the
+// cluster controller's: the locking pattern, bootstrap, then converge.
 func (o *Operator) reconcile(ctx context.Context) error {
 	ns := o.cfg.Namespace
 	cluster, err := o.c.dyn.Resource(etcdClusters).Namespace(ns).Get(ctx, clusterName, metav1.GetOptions{})
@@ -42,17 +44,28 @@ func (o *Operator) reconcile(ctx context.Context) error {
 		}
 	}
 	clusterID, _, _ := unstructured.NestedString(cluster.Object, "status", "clusterID")
-	for _, m := range members {
-		if !m.deleting && m.initialCluster != "" {
-			if err := o.ensureMemberObjects(ctx, cluster, m, clusterID == ""); err != nil {
+	running, ready := 0, 0
+	for i, m := range members {
+		if m.deleting {
+			continue
+		}
+		running++
+		if m.initialCluster != "" {
+			if err := o.ensureMemberObjects(ctx, m, clusterID == ""); err != nil {
 				return fmt.Errorf("member %s: %w", m.name, err)
 			}
 		}
+		if members[i].ready = o.podReady(ctx, m.name); members[i].ready {
+			ready++
+		}
+	}
+	if stop, err := o.lockingPattern(ctx, cluster, running, ready); stop || err != nil {
+		return err
 	}
 	if clusterID == "" {
 		return o.bootstrap(ctx, cluster, members)
 	}
-	return o.converge(ctx, cluster, members)
+	return o.converge(ctx, cluster, members, running, ready)
 }
 
 // bootstrap creates the seed member and, once its etcd answers, latches the
@@ -84,7 +97,7 @@ func (o *Operator) bootstrap(ctx context.Context, cluster *unstructured.Unstruct
 		return fmt.Errorf("seed %s reports an unexpected member list", seed.name)
 	}
 	if err := o.patchStatus(ctx, EtcdMembers, seed.name, map[string]any{
-		"memberID": strconv.FormatUint(resp.Members[0].ID, 16), "isVoter": true,
+		"memberID": memberIDString(resp.Members[0].ID), "isVoter": true,
 	}); err != nil {
 		return err
 	}
@@ -92,17 +105,18 @@ func (o *Operator) bootstrap(ctx context.Context, cluster *unstructured.Unstruct
 	return o.patchStatus(ctx, etcdClusters, clusterName, map[string]any{"clusterID": strconv.FormatUint(resp.Header.ClusterId, 16)})
 }
 
-// converge keeps members' status in line with etcd's member list, promotes
-// learners, adds a member when there are fewer than spec.replicas and
-// reports the cluster status.
-func (o *Operator) converge(ctx context.Context, cluster *unstructured.Unstructured, members []member) error {
-	var active, voters []string
+// converge keeps members' status in line with etcd's member list; unless
+// a member is being deleted (the real operator makes one membership change
+// at a time) it completes a half-added member, promotes learners, reports
+// the status and scales toward status.observed.replicas: up one member at
+// a time once all are Ready, down by deleting the newest member.
+func (o *Operator) converge(ctx context.Context, cluster *unstructured.Unstructured, members []member, running, ready int) error {
+	var voters []string
+	deleting := false
 	for _, m := range members {
-		if !m.deleting {
-			active = append(active, m.name)
-			if m.isVoter {
-				voters = append(voters, m.name)
-			}
+		deleting = deleting || m.deleting
+		if !m.deleting && m.isVoter {
+			voters = append(voters, m.name)
 		}
 	}
 	if len(voters) == 0 {
@@ -123,7 +137,13 @@ func (o *Operator) converge(ctx context.Context, cluster *unstructured.Unstructu
 			byURL[u] = em
 		}
 	}
-	ready, pending := 0, false
+	var half []string
+	type learner struct {
+		name string
+		id   uint64
+	}
+	var learners []learner
+	voterCount, pending := 0, false
 	for _, m := range members {
 		if m.deleting {
 			continue
@@ -131,41 +151,91 @@ func (o *Operator) converge(ctx context.Context, cluster *unstructured.Unstructu
 		em := byURL[MemberPeerURL(o.cfg.Namespace, m.name)]
 		switch {
 		case m.initialCluster == "":
-			// Created, not yet added: finish what a crash interrupted.
-			pending = true
-			if err := o.join(ctx, cli, m.name); err != nil {
-				return err
-			}
+			half = append(half, m.name)
 		case em == nil:
 			pending = true
 		case em.IsLearner:
 			pending = true
-			o.promote(ctx, cli, m.name, em.ID)
+			learners = append(learners, learner{m.name, em.ID})
 		default:
+			voterCount++
 			if !m.isVoter || m.memberID == "" {
 				if err := o.patchStatus(ctx, EtcdMembers, m.name, map[string]any{
-					"memberID": strconv.FormatUint(em.ID, 16), "isVoter": true}); err != nil {
+					"memberID": memberIDString(em.ID), "isVoter": true}); err != nil {
 					return err
 				}
 			}
-			if o.podReady(ctx, m.name) {
-				ready++
-			}
 		}
 	}
-	replicas, _, _ := unstructured.NestedInt64(cluster.Object, "spec", "replicas")
-	if err := o.reportCluster(ctx, cluster, ready, int(replicas)); err != nil {
-		return err
-	}
-	if pending || len(active) >= int(replicas) || ready < len(active) {
+	if deleting {
+		o.log.Debug("waiting for in-flight member deletion", "namespace", o.cfg.Namespace)
 		return nil
 	}
-	m, err := o.createMember(ctx, cluster, false)
-	if err != nil {
+	for _, name := range half {
+		// Created, not yet added: finish what a crash interrupted.
+		return o.join(ctx, cli, name)
+	}
+	for _, l := range learners {
+		o.promote(ctx, cli, l.name, l.id)
+	}
+	if err := o.updateStatus(ctx, cluster, running, ready, voterCount); err != nil {
 		return err
 	}
-	return o.join(ctx, cli, m)
+	if pending && running <= observedReplicas(cluster) {
+		// A learner or an unregistered member: promote it before adding
+		// another (etcd allows one learner at a time); a scale-down goes
+		// ahead, as in the real operator.
+		return nil
+	}
+	return o.scale(ctx, cluster, cli, members, running, ready)
 }
+
+// scale adds one member when fewer than status.observed.replicas run and
+// all are Ready, or deletes the newest member when more run.
+func (o *Operator) scale(ctx context.Context, cluster *unstructured.Unstructured, cli *clientv3.Client, members []member, running, ready int) error {
+	desired := observedReplicas(cluster)
+	switch {
+	case running < desired && ready == running:
+		m, err := o.createMember(ctx, cluster, false)
+		if err != nil {
+			return err
+		}
+		return o.join(ctx, cli, m)
+	case running > desired:
+		victim := newest(members)
+		o.log.Info("scaling down", "namespace", o.cfg.Namespace, "member", victim.GetName())
+		err := o.c.dyn.Resource(EtcdMembers).Namespace(o.cfg.Namespace).Delete(ctx, victim.GetName(), metav1.DeleteOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// newest is the real operator's scale-down victim: the member created
+// last, ties broken by the greater name.
+func newest(members []member) *unstructured.Unstructured {
+	var v *unstructured.Unstructured
+	for _, m := range members {
+		if m.deleting {
+			continue
+		}
+		if v == nil {
+			v = m.obj
+			continue
+		}
+		a, b := m.obj.GetCreationTimestamp(), v.GetCreationTimestamp()
+		if a.After(b.Time) || (a.Equal(&b) && m.name > v.GetName()) {
+			v = m.obj
+		}
+	}
+	return v
+}
+
+// memberIDString is status.memberID as the real operator writes it: hex,
+// zero-padded to 16 digits.
+func memberIDString(id uint64) string { return fmt.Sprintf("%016x", id) }
 
 // join adds a member as a learner (unless its peer URL is registered
 // already) and patches spec.initialCluster from etcd's member list.
@@ -207,7 +277,7 @@ func (o *Operator) promote(ctx context.Context, cli *clientv3.Client, name strin
 	switch {
 	case err == nil:
 		o.log.Info("learner promoted", "namespace", o.cfg.Namespace, "member", name)
-		_ = o.patchStatus(ctx, EtcdMembers, name, map[string]any{"memberID": strconv.FormatUint(id, 16), "isVoter": true})
+		_ = o.patchStatus(ctx, EtcdMembers, name, map[string]any{"memberID": memberIDString(id), "isVoter": true})
 	case errors.Is(err, rpctypes.ErrMemberLearnerNotReady):
 	default:
 		o.log.Debug("promote learner", "member", name, "err", err)
@@ -263,31 +333,4 @@ func (o *Operator) podReady(ctx context.Context, name string) bool {
 		}
 	}
 	return false
-}
-
-// reportCluster sets status.readyMembers and the Available condition when
-// they changed.
-func (o *Operator) reportCluster(ctx context.Context, cluster *unstructured.Unstructured, ready, replicas int) error {
-	status, reason := "True", "Healthy"
-	switch {
-	case ready < replicas/2+1:
-		status, reason = "False", "QuorumLost"
-	case ready < replicas:
-		reason = "Degraded"
-	}
-	old, _, _ := unstructured.NestedInt64(cluster.Object, "status", "readyMembers")
-	conds, _, _ := unstructured.NestedSlice(cluster.Object, "status", "conditions")
-	if old == int64(ready) && len(conds) == 1 {
-		if c, ok := conds[0].(map[string]any); ok && c["status"] == status && c["reason"] == reason {
-			return nil
-		}
-	}
-	return o.patchStatus(ctx, etcdClusters, clusterName, map[string]any{
-		"readyMembers": int64(ready),
-		"conditions": []any{map[string]any{
-			"type": "Available", "status": status, "reason": reason,
-			"message":            fmt.Sprintf("%d of %d members ready", ready, replicas),
-			"lastTransitionTime": metav1.Now().UTC().Format("2006-01-02T15:04:05Z"),
-		}},
-	})
 }

@@ -50,6 +50,12 @@ type Config struct {
 	// domains, so a member cannot move onto a node that already has one
 	// while another node is cordoned and empty.
 	StrictSpread bool
+	// DeletionGuard (v1alpha2 only) makes StartV1alpha2 install the
+	// operator chart's member deletion guard (InstallMemberDeletionGuard)
+	// on the environment's kube-apiserver and run the stand-in operator as
+	// OperatorUser, the only identity (besides the garbage collector and
+	// the namespace controller) the guard lets delete an EtcdMember.
+	DeletionGuard bool
 }
 
 func (cfg Config) withDefaults() (Config, error) {

@@ -42,13 +42,29 @@ func StartV1alpha2(ctx context.Context, env *localenv.Env, cfg Config) (*Tenant,
 	if err := l.Apply(ctx, env.RESTConfig()); err != nil {
 		return nil, err
 	}
-	tn.Operator, err = StartOperator(ctx, env.RESTConfig(), OperatorConfig{Namespace: tn.Namespace, Dial: tn.DialContext, Logger: env.Logger()})
+	ocfg := OperatorConfig{Namespace: tn.Namespace, Dial: tn.DialContext, Logger: env.Logger()}
+	if l.Config.DeletionGuard {
+		if err := InstallMemberDeletionGuard(ctx, env.RESTConfig(), GuardConfig{}); err != nil {
+			return nil, err
+		}
+		ocfg.User = OperatorUser
+	}
+	tn.Operator, err = StartOperator(ctx, env.RESTConfig(), ocfg)
 	if err != nil {
 		return nil, err
 	}
 	env.OnStop(func() error { tn.Operator.Stop(); return nil })
 	if err := tn.WaitAvailable(ctx, int(l.Config.Replicas)); err != nil {
 		return nil, err
+	}
+	if l.Config.DeletionGuard {
+		names, err := tn.MemberNames(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := WaitGuarded(ctx, env.RESTConfig(), tn.Namespace, names[0]); err != nil {
+			return nil, err
+		}
 	}
 	tn.ReadyAfter = time.Since(begin)
 	return tn, nil
