@@ -41,6 +41,11 @@ var (
 	// *AllocationError.
 	ErrGPUConflict = errors.New("gpushare: allocation breaks a GPU sharing rule")
 
+	// ErrQuotaExceeded is wrapped by an *AllocationError whose placement
+	// would take the pod's namespace past a ResourceQuota limit HAMi
+	// enforces (AllocationError.Quota names it).
+	ErrQuotaExceeded = errors.New("gpushare: allocation exceeds the namespace's GPU quota")
+
 	// ErrAllocationWithoutNode is returned when a pod carries an allocation
 	// but no hami.io/vgpu-node, so neither HAMi nor the ledger counts it.
 	// It is wrapped by *ObjectError.

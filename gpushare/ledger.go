@@ -25,6 +25,10 @@ type Ledger struct {
 	problems map[string]*ObjectError
 	index    nodeIndex
 	bulk     bool
+	// quotas, quotaObjs and nsUsed are HAMi's QuotaManager (quota.go).
+	quotas    map[string]*nsQuota
+	quotaObjs map[podKey]quotaSpec
+	nsUsed    map[string]Amount
 }
 
 // gpu is one registered GPU and its usage.
@@ -93,11 +97,14 @@ func NewLedger(cfg Config) (*Ledger, error) {
 		return nil, err
 	}
 	return &Ledger{
-		cfg:      cfg,
-		log:      cfg.Logger,
-		nodes:    map[string]*nodeState{},
-		pods:     map[podKey]*podState{},
-		problems: map[string]*ObjectError{},
+		cfg:       cfg,
+		log:       cfg.Logger,
+		nodes:     map[string]*nodeState{},
+		pods:      map[podKey]*podState{},
+		problems:  map[string]*ObjectError{},
+		quotas:    map[string]*nsQuota{},
+		quotaObjs: map[podKey]quotaSpec{},
+		nsUsed:    map[string]Amount{},
 	}, nil
 }
 
