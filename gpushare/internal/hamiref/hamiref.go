@@ -19,8 +19,10 @@
 // reading (building HAMi beside it was tried, but its dependencies did not
 // download in time), with file:line@v2.10.0 where cited.
 //
-// Out of scope, as in gpushare: namespace quotas, topology-aware pair
-// scores, dynamic MIG placement and sidecar init containers.
+// Out of scope, as in gpushare: topology-aware pair scores and dynamic MIG
+// placement. Sidecar init containers (restartPolicy: Always) are plain
+// init containers here, as in HAMi v2.10, which never reads an init
+// container's restartPolicy.
 package hamiref
 
 import (
