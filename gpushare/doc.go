@@ -73,8 +73,9 @@
 // it takes names in order (HAMi's choice is not determined); Allocate
 // re-checks a placement HAMi would commit unchecked; unknown policy names
 // in a pod's annotations are refused (HAMi falls back). It does not model
-// HAMi's admission-time quota check, topology-aware pair scores, dynamic MIG
-// placement (MIG-mode GPUs are counted, never chosen) or the predicates
+// HAMi's admission-time quota check, topology-aware pair scores or dynamic
+// MIG placement (MIG-mode GPUs are counted, never chosen; where either
+// would decide, Fit refuses with a *NotModelledError), or the predicates
 // kube-scheduler runs before HAMi's extender (taints, affinity, CPU and
 // memory): Fit answers HAMi's part of the decision. docs/gpushare.md has
 // the full list.
@@ -85,7 +86,7 @@
 // (errors.Is ErrMalformedAnnotation) naming the annotation; requests
 // *RequestError (ErrInvalidRequest) naming the container and resource, or
 // *WebhookError (ErrWebhookRefused) in HAMi's webhook's words; Fit
-// *FitError (ErrNoFit). Allocate refuses with *AllocationError (wrapping
+// *FitError (ErrNoFit), or *NotModelledError (ErrNotModelled). Allocate refuses with *AllocationError (wrapping
 // ErrOverAllocation when a GPU lacks room, ErrGPUConflict when a sharing
 // rule is broken), ErrPodExists, ErrUnknownNode or ErrUnknownGPU. Objects
 // left out are *ObjectError in Problems. Settings out of range wrap

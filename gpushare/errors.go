@@ -46,6 +46,11 @@ var (
 	// enforces (AllocationError.Quota names it).
 	ErrQuotaExceeded = errors.New("gpushare: allocation exceeds the namespace's GPU quota")
 
+	// ErrNotModelled is wrapped by a *NotModelledError: Fit refuses to
+	// answer where HAMi decides by a part of its procedure gpushare does
+	// not model (dynamic MIG, topology-aware pair scores).
+	ErrNotModelled = errors.New("gpushare: decision not modelled")
+
 	// ErrAllocationWithoutNode is returned when a pod carries an allocation
 	// but no hami.io/vgpu-node, so neither HAMi nor the ledger counts it.
 	// It is wrapped by *ObjectError.

@@ -130,6 +130,9 @@ type scratch struct {
 	picks            []pick
 	sorter           gpuSorter
 	q                podQuota
+	// ambiguous names a node where the topology-aware policy found more
+	// GPUs than a container asks.
+	ambiguous string
 	// qfail is the quota a GPU failed, for the explanation.
 	qfail *QuotaExceeded
 }
@@ -172,16 +175,33 @@ func (l *Ledger) Place(req PodRequest) (Placement, error) {
 
 func (l *Ledger) fitLocked(p *plan) (Placement, error) {
 	p.quota = l.quotaCheckLocked(p.req.Namespace)
+	if p.gpu.topology && p.quota != nil {
+		return Placement{}, &NotModelledError{Pod: p.req.key(), Feature: FeatureTopologyAware,
+			Detail: "with a quota in namespace " + p.req.Namespace}
+	}
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	var found *indexEntry
+	mig := ""
+	s.ambiguous = ""
 	l.index.visit(p.nodePolicy, func(e *indexEntry) bool {
+		if e.n.migGPUs > 0 && mig == "" {
+			mig = e.n.name
+		}
 		if p.quickOK(e) && p.mayFit(e.n) && fitNode(e.n, p, s, nil) {
 			found = e
 			return false
 		}
 		return true
 	})
+	switch {
+	case mig != "":
+		return Placement{}, &NotModelledError{Pod: p.req.key(), Feature: FeatureDynamicMIG, Node: mig,
+			Detail: "a GPU in MIG mode ranks at or before the node chosen"}
+	case s.ambiguous != "":
+		return Placement{}, &NotModelledError{Pod: p.req.key(), Feature: FeatureTopologyAware, Node: s.ambiguous,
+			Detail: "more GPUs fit a container than it asks"}
+	}
 	if found == nil {
 		return Placement{}, l.explainLocked(p, s)
 	}
@@ -344,13 +364,21 @@ func fitContainer(c *ContainerRequest, p *plan, s *scratch, work []workGPU, orde
 			}
 			continue
 		}
+		if need == 0 {
+			// topology-aware: one GPU more than asked fits.
+			s.ambiguous = node
+			return true
+		}
 		if p.quota != nil {
 			s.q.add(w.g.dev.ID, mem, int64(c.Cores))
 		}
 		s.sel = append(s.sel, wi)
-		if need--; need == 0 {
+		if need--; need == 0 && !p.gpu.topology {
 			return true
 		}
+	}
+	if need == 0 {
+		return true
 	}
 	if exp != nil {
 		detail := fmt.Sprintf("%d of %d GPUs fit", len(s.sel), c.Count)

@@ -59,6 +59,8 @@ type nodeState struct {
 	cordonRaw   string
 	gpus        []gpu
 	nvidiaGPUs  int
+	// migGPUs counts healthy, uncordoned NVIDIA GPUs in MIG mode.
+	migGPUs int
 	// pods are the counted pods on the node; a pod knows its slot.
 	pods []*podState
 
@@ -171,10 +173,13 @@ func (l *Ledger) setNodeLocked(node *corev1.Node) error {
 			err = n.applyCordon(cordon)
 		}
 	}
-	n.nvidiaGPUs = 0
+	n.nvidiaGPUs, n.migGPUs = 0, 0
 	for i := range n.gpus {
-		if n.gpus[i].nvidia {
+		if g := &n.gpus[i]; g.nvidia {
 			n.nvidiaGPUs++
+			if g.dev.Mode == ModeMIG && g.dev.Health && !g.cordoned {
+				n.migGPUs++
+			}
 		}
 	}
 	n.recount()

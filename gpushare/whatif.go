@@ -87,7 +87,7 @@ func (l *Ledger) cloneGPUsLocked() *Ledger {
 		if !n.registered || len(n.gpus) == 0 {
 			continue
 		}
-		c.nodes[name] = &nodeState{name: name, registered: true, gpus: append([]gpu(nil), n.gpus...), nvidiaGPUs: n.nvidiaGPUs}
+		c.nodes[name] = &nodeState{name: name, registered: true, gpus: append([]gpu(nil), n.gpus...), nvidiaGPUs: n.nvidiaGPUs, migGPUs: n.migGPUs}
 	}
 	c.reindexAllLocked()
 	return c
