@@ -24,12 +24,29 @@ func gpuState(g *gpu) Reason {
 // cores are all allocated), and gpushare's refusal to place on MIG-mode
 // GPUs.
 func usageRule(g *gpu, used Amount, mem, cores int64, mutex bool) Reason {
-	d := &g.dev
+	if r := slotRule(g, used, mutex); r != "" {
+		return r
+	}
+	return capacityRule(g, used, mem, cores)
+}
+
+// slotRule is usageRule's first part, the checks HAMi makes before its
+// namespace quota check (fitQuota, pkg/device/nvidia/device.go@v2.10.0):
+// the slot limit and the mutex filter.
+func slotRule(g *gpu, used Amount, mutex bool) Reason {
 	switch {
-	case int64(d.Count) <= used.Slots:
+	case int64(g.dev.Count) <= used.Slots:
 		return ReasonCardTimeSlicingExhausted
 	case mutex && used.Slots > 0:
 		return ReasonExclusiveDeviceAllocateConflict
+	}
+	return ""
+}
+
+// capacityRule is usageRule's part after the quota check.
+func capacityRule(g *gpu, used Amount, mem, cores int64) Reason {
+	d := &g.dev
+	switch {
 	case int64(d.MemoryMiB)-used.MemoryMiB < mem:
 		return ReasonCardInsufficientMemory
 	case int64(d.Cores)-used.Cores < cores:

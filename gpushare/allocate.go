@@ -46,7 +46,8 @@ func (p Placement) written() PodAllocation {
 
 // AllocationError reports a placement Allocate refuses because one GPU
 // share breaks a rule Fit applies. It wraps ErrOverAllocation when the GPU
-// lacks room (slots, memory, cores) and ErrGPUConflict otherwise.
+// lacks room (slots, memory, cores), ErrQuotaExceeded when the namespace's
+// quota does, and ErrGPUConflict otherwise.
 type AllocationError struct {
 	// Pod is "namespace/name"; Node the placement's node.
 	Pod, Node string
@@ -59,16 +60,24 @@ type AllocationError struct {
 	// Used is the GPU's usage the share was checked against (with the
 	// placement's earlier containers); Share is the share.
 	Used, Share Amount
+	// Quota names the quota exceeded, for ReasonResourceQuotaNotFit.
+	Quota *QuotaExceeded
 }
 
 // Error describes the failure in one line.
 func (e *AllocationError) Error() string {
+	if e.Quota != nil {
+		return fmt.Sprintf("allocate %s on %s: container %d: GPU %s: %s (%s)", e.Pod, e.Node, e.Container, e.GPU, e.Reason, e.Quota)
+	}
 	return fmt.Sprintf("allocate %s on %s: container %d: GPU %s: %s (share %d MiB, %d cores; GPU has %d slots, %d MiB, %d cores in use)",
 		e.Pod, e.Node, e.Container, e.GPU, e.Reason, e.Share.MemoryMiB, e.Share.Cores, e.Used.Slots, e.Used.MemoryMiB, e.Used.Cores)
 }
 
-// Unwrap returns ErrOverAllocation or ErrGPUConflict.
+// Unwrap returns ErrOverAllocation, ErrQuotaExceeded or ErrGPUConflict.
 func (e *AllocationError) Unwrap() error {
+	if e.Reason == ReasonResourceQuotaNotFit {
+		return ErrQuotaExceeded
+	}
 	if capacityReason(e.Reason) {
 		return ErrOverAllocation
 	}
@@ -82,7 +91,9 @@ func (e *AllocationError) Unwrap() error {
 // each against the node as it is): the GPU is healthy and not cordoned,
 // has a free slot, the memory and cores, is idle for a 100-core share on a
 // 100-core card, has unallocated cores for a 0-core share, is idle under
-// the placement's mutex policy, and appears once per container. Otherwise
+// the placement's mutex policy, and appears once per container; and the
+// namespace's quota, checked share by share as HAMi's Fit checks it, holds
+// (see SetResourceQuota). Otherwise
 // Allocate changes nothing and returns an *AllocationError (wrapping
 // ErrOverAllocation or ErrGPUConflict), or ErrPodExists, ErrUnknownNode,
 // ErrUnknownGPU.
@@ -142,9 +153,16 @@ func (l *Ledger) admitLocked(n *nodeState, key podKey, p Placement) error {
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	s.work, _ = resetWork(n, s.work, s.order)
+	qc := l.quotaCheckLocked(p.Namespace)
+	if qc != nil {
+		s.q.reset(l.cfg.CollapseInitContainers, p.EmptyEntries, p.InitContainers)
+	}
 	for ci, ctr := range p.Containers {
 		isolated := l.cfg.CollapseInitContainers && ci < p.InitContainers
 		s.sel = s.sel[:0]
+		if qc != nil {
+			s.q.beginAt(isolated, placementPos(p, ci))
+		}
 		for _, d := range ctr {
 			gi := n.gpuIndex(d.DeviceID())
 			if gi < 0 {
@@ -160,10 +178,23 @@ func (l *Ledger) admitLocked(n *nodeState, key podKey, p Placement) error {
 			if slices.Contains(s.sel, gi) {
 				r = ReasonDuplicateGPU
 			}
+			if r == "" && qc != nil {
+				r = s.quotaRule(qc, d.DeviceID(), share.MemoryMiB, share.Cores)
+			}
 			if r != "" {
-				return &AllocationError{Pod: key.String(), Node: p.Node, Container: ci, GPU: d.UUID, Reason: r, Used: used, Share: share}
+				e := &AllocationError{Pod: key.String(), Node: p.Node, Container: ci, GPU: d.UUID, Reason: r, Used: used, Share: share}
+				if r == ReasonResourceQuotaNotFit {
+					e.Quota = s.qfail
+				}
+				return e
+			}
+			if qc != nil {
+				s.q.add(d.DeviceID(), share.MemoryMiB, share.Cores)
 			}
 			s.sel = append(s.sel, gi)
+		}
+		if qc != nil {
+			s.q.end()
 		}
 		if isolated {
 			continue
@@ -177,3 +208,16 @@ func (l *Ledger) admitLocked(n *nodeState, key podKey, p Placement) error {
 
 // Release removes a pod's allocation; it is DeletePod.
 func (l *Ledger) Release(namespace, name string) { l.DeletePod(namespace, name) }
+
+// placementPos is the position of container ci's entry among the app
+// entries HAMi's fitQuota sees (see podQuota): the app containers before
+// it that take an entry.
+func placementPos(p Placement, ci int) int {
+	pos := 0
+	for j := p.InitContainers; j < ci; j++ {
+		if p.EmptyEntries || len(p.Containers[j]) > 0 {
+			pos++
+		}
+	}
+	return pos
+}

@@ -36,6 +36,9 @@ const (
 	// BlockNotTogether: each container fits on some node on its own, but
 	// no node takes them all.
 	BlockNotTogether BlockerKind = "NotTogether"
+	// BlockQuota: the pod would fit but for its namespace's ResourceQuota
+	// (Blocker.Quota names the limit, what is used and what the pod asks).
+	BlockQuota BlockerKind = "Quota"
 )
 
 // Blocker is what keeps a pod off every node, found by looking at all
@@ -58,6 +61,9 @@ type Blocker struct {
 	// Detail says it in words, e.g. "no node has 2 idle cards (most: 1)"
 	// or "no GPU has 30000 MiB free (largest: 24576)".
 	Detail string
+	// Quota is the quota exceeded, for BlockQuota: the first one a GPU
+	// failed, in node name order.
+	Quota *QuotaExceeded
 }
 
 // funnel counts, per node, the GPUs passing each of HAMi's per-GPU checks

@@ -137,6 +137,7 @@ func (l *Ledger) DeletePod(namespace, name string) {
 
 func (l *Ledger) addPodLocked(p *podState) {
 	l.pods[p.podKey] = p
+	l.countUsageLocked(p, 1)
 	n := l.nodes[p.node]
 	if n == nil {
 		n = &nodeState{name: p.node}
@@ -154,6 +155,7 @@ func (l *Ledger) removePodLocked(key podKey) {
 		return
 	}
 	delete(l.pods, key)
+	l.countUsageLocked(p, -1)
 	n := l.nodes[p.node]
 	if n == nil {
 		return

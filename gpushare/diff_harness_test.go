@@ -35,6 +35,11 @@ type world struct {
 	// written is the allocation string HAMi wrote for each held pod, by
 	// name (hamiref.Encode); both sides count the pod from it.
 	written map[string]string
+	// ref is HAMi's QuotaManager once a quota is set, hard each quota's
+	// last spec.hard, usage what AddUsage added per held pod.
+	ref   *hamiref.QuotaManager
+	hard  map[string]map[string]int64
+	usage map[string][][]hamiref.Alloc
 }
 
 func newWorld(t *testing.T, cfg gpushare.Config, nodes []diffNode) *world {
@@ -89,10 +94,13 @@ func refAllocs(p gpushare.PodAllocation) [][]hamiref.Alloc {
 // defaultMemory 0) and the annotations its selectors and policies come
 // from.
 func refPod(r gpushare.PodRequest) hamiref.Pod {
-	p := hamiref.Pod{Annotations: map[string]string{},
+	p := hamiref.Pod{Annotations: map[string]string{}, Namespace: r.Namespace,
 		Weights: hamiref.Weights{Slot: r.Weights.Slot, Core: r.Weights.Core, Memory: r.Weights.Memory}}
 	for _, c := range r.Containers {
 		rc := hamiref.Container{Init: c.Init, Nums: c.Count, Memreq: c.MemoryMiB, MemPercentagereq: 101, Coresreq: c.Cores}
+		if c.Init {
+			p.NumInit++
+		}
 		switch {
 		case c.MemoryPercent > 0:
 			rc.MemPercentagereq = c.MemoryPercent
@@ -141,7 +149,9 @@ func (t *tally) String() string {
 func (w *world) decide(t *testing.T, tl *tally, req gpushare.PodRequest) bool {
 	t.Helper()
 	refN := w.refNodes()
-	d := hamiref.Schedule(refN, refPod(req), string(w.cfg.NodePolicy), string(w.cfg.GPUPolicy))
+	refP := refPod(req)
+	refP.Quota = w.ref
+	d := hamiref.Schedule(refN, refP, string(w.cfg.NodePolicy), string(w.cfg.GPUPolicy))
 	pl, err := w.ledger.Fit(req)
 	var fe *gpushare.FitError
 	if err != nil && !errors.As(err, &fe) {
@@ -203,6 +213,15 @@ func (w *world) decide(t *testing.T, tl *tally, req gpushare.PodRequest) bool {
 		require.NoError(t, w.ledger.SetPod(pod))
 		w.written[commit.Name] = raw
 		w.held = append(w.held, commit)
+		if w.ref != nil { // AddUsage(pod, CollapseInitContainerUsage(pod, m.Devices))
+			written, _ := hamiref.Decode(raw)
+			u := hamiref.Collapse(commit.InitContainers, written)
+			w.ref.AddUsage(commit.Namespace, u)
+			if w.usage == nil {
+				w.usage = map[string][][]hamiref.Alloc{}
+			}
+			w.usage[usageKey(commit.Namespace, commit.Name)] = u
+		}
 	}
 	tl.cases++
 	for i, p := range []*int{&tl.outcome, &tl.node, &tl.gpus, &tl.score, &tl.reasons, &tl.blocker, &tl.nodeSum} {
@@ -302,6 +321,9 @@ func (w *world) blockerAgrees(refN []hamiref.Node, req gpushare.PodRequest, b gp
 		r := req
 		r.Containers = []gpushare.ContainerRequest{c}
 		return len(hamiref.Schedule(refN, refPod(r), string(w.cfg.NodePolicy), string(w.cfg.GPUPolicy)).Best) > 0
+	}
+	if b.Kind == gpushare.BlockQuota { // HAMi fits it once the quota is left out
+		return b.Quota != nil && len(hamiref.Schedule(refN, refPod(req), string(w.cfg.NodePolicy), string(w.cfg.GPUPolicy)).Best) > 0
 	}
 	if b.Kind == gpushare.BlockNotTogether {
 		for _, c := range req.Containers {

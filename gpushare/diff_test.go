@@ -246,6 +246,7 @@ func TestDifferentialRandom(t *testing.T) {
 		clusters = 80
 	}
 	var total tally
+	var quotaClass [quotaClasses]int
 	base := diffSeed(t)
 	for seed := base; seed < base+clusters; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 12))
@@ -255,16 +256,26 @@ func TestDifferentialRandom(t *testing.T) {
 		}
 		nodes := randomNodes(rng)
 		w := newWorld(t, cfg, nodes)
+		class := w.drawQuota(rng)
+		quotaClass[class]++
 		for i := range 20 {
+			if class == quotaUpdated && i == 10 {
+				w.setQuota("new", "gpu", randomHard(rng, quotaSet))
+			}
 			if len(w.held) > 0 && rng.IntN(5) == 0 {
 				k := rng.IntN(len(w.held))
 				w.ledger.Release(w.held[k].Namespace, w.held[k].Name)
+				if w.ref != nil { // onDelPod: RmUsage(pod, pi.Devices)
+					key := usageKey(w.held[k].Namespace, w.held[k].Name)
+					w.ref.RmUsage(w.held[k].Namespace, w.usage[key])
+					delete(w.usage, key)
+				}
 				w.held = append(w.held[:k], w.held[k+1:]...)
 			}
 			w.decide(t, &total, randomPod(rng, fmt.Sprintf("s%d-p%d", seed, i), nodes))
 		}
 	}
-	t.Logf("random: %v %v; no-fit blockers: %v", &total, total.diffs, total.blockers)
+	t.Logf("random: %v %v; no-fit blockers: %v; quota classes (none, set, zero, unset, updated): %v", &total, total.diffs, total.blockers, quotaClass)
 	require.GreaterOrEqual(t, 100*float64(total.agree)/float64(total.cases), wantRandomAgreement, "%v %v", &total, total.diffs)
 }
 

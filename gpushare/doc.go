@@ -23,7 +23,9 @@
 // Account. A Ledger rebuilds HAMi's usage from Node and Pod objects: the sum
 // of the allocations of pods that name a node and have not finished. Load
 // takes many objects at once; SetNode, SetPod, DeleteNode and DeletePod
-// follow changes (live.Watch calls them from informers). Nodes, Node,
+// follow changes, SetResourceQuota and DeleteResourceQuota a namespace's
+// quota on GPU memory and cores as HAMi v2.10's QuotaManager keeps it, and
+// Fit refuses a pod over it (live.Watch calls them from informers). Nodes, Node,
 // Namespaces and Summary read it; Problems lists every object left out,
 // wholly or in part, with a typed DropReason.
 //
@@ -71,8 +73,9 @@
 // it takes names in order (HAMi's choice is not determined); Allocate
 // re-checks a placement HAMi would commit unchecked; unknown policy names
 // in a pod's annotations are refused (HAMi falls back). It does not model
-// namespace ResourceQuota limits, topology-aware pair scores, dynamic MIG
-// placement (MIG-mode GPUs are counted, never chosen) or the predicates
+// HAMi's admission-time quota check, topology-aware pair scores or dynamic
+// MIG placement (MIG-mode GPUs are counted, never chosen; where either
+// would decide, Fit refuses with a *NotModelledError), or the predicates
 // kube-scheduler runs before HAMi's extender (taints, affinity, CPU and
 // memory): Fit answers HAMi's part of the decision. docs/gpushare.md has
 // the full list.
@@ -83,7 +86,7 @@
 // (errors.Is ErrMalformedAnnotation) naming the annotation; requests
 // *RequestError (ErrInvalidRequest) naming the container and resource, or
 // *WebhookError (ErrWebhookRefused) in HAMi's webhook's words; Fit
-// *FitError (ErrNoFit). Allocate refuses with *AllocationError (wrapping
+// *FitError (ErrNoFit), or *NotModelledError (ErrNotModelled). Allocate refuses with *AllocationError (wrapping
 // ErrOverAllocation when a GPU lacks room, ErrGPUConflict when a sharing
 // rule is broken), ErrPodExists, ErrUnknownNode or ErrUnknownGPU. Objects
 // left out are *ObjectError in Problems. Settings out of range wrap

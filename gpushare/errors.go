@@ -41,6 +41,16 @@ var (
 	// *AllocationError.
 	ErrGPUConflict = errors.New("gpushare: allocation breaks a GPU sharing rule")
 
+	// ErrQuotaExceeded is wrapped by an *AllocationError whose placement
+	// would take the pod's namespace past a ResourceQuota limit HAMi
+	// enforces (AllocationError.Quota names it).
+	ErrQuotaExceeded = errors.New("gpushare: allocation exceeds the namespace's GPU quota")
+
+	// ErrNotModelled is wrapped by a *NotModelledError: Fit refuses to
+	// answer where HAMi decides by a part of its procedure gpushare does
+	// not model (dynamic MIG, topology-aware pair scores).
+	ErrNotModelled = errors.New("gpushare: decision not modelled")
+
 	// ErrAllocationWithoutNode is returned when a pod carries an allocation
 	// but no hami.io/vgpu-node, so neither HAMi nor the ledger counts it.
 	// It is wrapped by *ObjectError.

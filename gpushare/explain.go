@@ -30,6 +30,9 @@ const (
 	// ReasonExclusiveDeviceAllocateConflict: an exclusive request (100 cores,
 	// or the mutex policy) needs an idle GPU.
 	ReasonExclusiveDeviceAllocateConflict Reason = "ExclusiveDeviceAllocateConflict"
+	// ReasonResourceQuotaNotFit: the pod's usage with this GPU would pass
+	// a limit of its namespace's ResourceQuota (GPUFailure.Quota names it).
+	ReasonResourceQuotaNotFit Reason = "ResourceQuotaNotFit"
 	// ReasonCardInsufficientMemory: the GPU has less free memory than asked.
 	ReasonCardInsufficientMemory Reason = "CardInsufficientMemory"
 	// ReasonCardInsufficientCore: the GPU has fewer free cores than asked.
@@ -62,6 +65,8 @@ type GPUFailure struct {
 	Reason Reason
 	// Detail has the numbers, e.g. "2048 MiB free < 3000 requested".
 	Detail string
+	// Quota names the quota exceeded, for ReasonResourceQuotaNotFit.
+	Quota *QuotaExceeded
 }
 
 // NodeFailure says why a pod does not fit on one node.
@@ -221,5 +226,37 @@ func (l *Ledger) explainLocked(p *plan, s *scratch) error {
 		}
 		fe.Nodes = append(fe.Nodes, f)
 	}
+	if p.quota != nil {
+		fe.Blocker = l.quotaBlockerLocked(p, s, fe)
+	}
 	return fe
+}
+
+// quotaBlockerLocked returns BlockQuota when the pod fits some node once
+// its namespace's quota is left out, else fe's blocker.
+func (l *Ledger) quotaBlockerLocked(p *plan, s *scratch, fe *FitError) Blocker {
+	var first *QuotaExceeded
+	for _, n := range fe.Nodes {
+		for _, g := range n.GPUs {
+			if first == nil && g.Quota != nil {
+				first = g.Quota
+			}
+		}
+	}
+	if first == nil {
+		return fe.Blocker
+	}
+	qc := p.quota
+	p.quota = nil
+	defer func() { p.quota = qc }()
+	fits := false
+	l.index.visit(p.nodePolicy, func(e *indexEntry) bool {
+		fits = fitNode(e.n, p, s, nil)
+		return !fits
+	})
+	if !fits {
+		return fe.Blocker
+	}
+	return Blocker{Kind: BlockQuota, Need: first.Asked, Best: max(first.Limit-first.Used, 0),
+		Detail: "over quota: " + first.String(), Quota: first}
 }

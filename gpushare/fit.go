@@ -40,6 +40,9 @@ type plan struct {
 	numaBind   bool
 	collapse   bool
 	weights    Weights
+	// quota is the namespace's quota, nil when none is set; fitLocked
+	// fills it in under the ledger's lock.
+	quota *quotaCheck
 	// Quick-check needs: the most GPUs, absolute MiB and cores any
 	// container asks for.
 	needCount          int32
@@ -126,6 +129,12 @@ type scratch struct {
 	sel              []int
 	picks            []pick
 	sorter           gpuSorter
+	q                podQuota
+	// ambiguous names a node where the topology-aware policy found more
+	// GPUs than a container asks.
+	ambiguous string
+	// qfail is the quota a GPU failed, for the explanation.
+	qfail *QuotaExceeded
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -165,16 +174,34 @@ func (l *Ledger) Place(req PodRequest) (Placement, error) {
 }
 
 func (l *Ledger) fitLocked(p *plan) (Placement, error) {
+	p.quota = l.quotaCheckLocked(p.req.Namespace)
+	if p.gpu.topology && p.quota != nil {
+		return Placement{}, &NotModelledError{Pod: p.req.key(), Feature: FeatureTopologyAware,
+			Detail: "with a quota in namespace " + p.req.Namespace}
+	}
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	var found *indexEntry
+	mig := ""
+	s.ambiguous = ""
 	l.index.visit(p.nodePolicy, func(e *indexEntry) bool {
+		if e.n.migGPUs > 0 && mig == "" {
+			mig = e.n.name
+		}
 		if p.quickOK(e) && p.mayFit(e.n) && fitNode(e.n, p, s, nil) {
 			found = e
 			return false
 		}
 		return true
 	})
+	switch {
+	case mig != "":
+		return Placement{}, &NotModelledError{Pod: p.req.key(), Feature: FeatureDynamicMIG, Node: mig,
+			Detail: "a GPU in MIG mode ranks at or before the node chosen"}
+	case s.ambiguous != "":
+		return Placement{}, &NotModelledError{Pod: p.req.key(), Feature: FeatureTopologyAware, Node: s.ambiguous,
+			Detail: "more GPUs fit a container than it asks"}
+	}
 	if found == nil {
 		return Placement{}, l.explainLocked(p, s)
 	}
@@ -237,10 +264,16 @@ func resetWork(n *nodeState, work []workGPU, order []int) ([]workGPU, []int) {
 func fitNode(n *nodeState, p *plan, s *scratch, exp *NodeFailure) bool {
 	s.work, s.order = resetWork(n, s.work, s.order)
 	s.picks = s.picks[:0]
+	if p.quota != nil {
+		s.q.reset(p.collapse, emptyEntries(n), numInit(p.req.Containers))
+	}
 	for ci := range p.req.Containers {
 		c := &p.req.Containers[ci]
 		if c.Count == 0 {
 			continue
+		}
+		if p.quota != nil {
+			s.q.begin(p.req.Containers, ci)
 		}
 		work, order := s.work, s.order
 		isolated := p.collapse && c.Init
@@ -258,6 +291,9 @@ func fitNode(n *nodeState, p *plan, s *scratch, exp *NodeFailure) bool {
 		}
 		if !fitContainer(c, p, s, work, order, n.name, exp) {
 			return false
+		}
+		if p.quota != nil {
+			s.q.end()
 		}
 		for _, wi := range s.sel {
 			w := &work[wi]
@@ -303,23 +339,46 @@ func fitContainer(c *ContainerRequest, p *plan, s *scratch, work []workGPU, orde
 				}
 			}
 			s.sel, need, prevNUMA = s.sel[:0], c.Count, w.g.dev.NUMA
+			s.q.cur = s.q.cur[:0]
 		}
 		if r == "" && uuids && sel.uuidAllowed(w.g.dev.ID) != "" {
 			r = ReasonCardUUIDMismatch
 		}
+		mem := int64(c.memoryOn(w.g.dev.MemoryMiB))
 		if r == "" {
-			r = usageRule(w.g, w.used, int64(c.memoryOn(w.g.dev.MemoryMiB)), int64(c.Cores), p.gpu.mutex)
+			r = slotRule(w.g, w.used, p.gpu.mutex)
+		}
+		if r == "" && p.quota != nil {
+			r = s.quotaRule(p.quota, w.g.dev.ID, mem, int64(c.Cores))
+		}
+		if r == "" {
+			r = capacityRule(w.g, w.used, mem, int64(c.Cores))
 		}
 		if r != "" {
 			if exp != nil {
-				gpus = append(gpus, GPUFailure{ID: w.g.dev.ID, Reason: r, Detail: gpuDetail(r, w, c, sel)})
+				f := GPUFailure{ID: w.g.dev.ID, Reason: r, Detail: gpuDetail(r, w, c, sel)}
+				if r == ReasonResourceQuotaNotFit {
+					f.Quota, f.Detail = s.qfail, s.qfail.String()
+				}
+				gpus = append(gpus, f)
 			}
 			continue
 		}
-		s.sel = append(s.sel, wi)
-		if need--; need == 0 {
+		if need == 0 {
+			// topology-aware: one GPU more than asked fits.
+			s.ambiguous = node
 			return true
 		}
+		if p.quota != nil {
+			s.q.add(w.g.dev.ID, mem, int64(c.Cores))
+		}
+		s.sel = append(s.sel, wi)
+		if need--; need == 0 && !p.gpu.topology {
+			return true
+		}
+	}
+	if need == 0 {
+		return true
 	}
 	if exp != nil {
 		detail := fmt.Sprintf("%d of %d GPUs fit", len(s.sel), c.Count)
@@ -330,4 +389,14 @@ func fitContainer(c *ContainerRequest, p *plan, s *scratch, work []workGPU, orde
 			Detail: detail, GPUs: gpus}
 	}
 	return false
+}
+
+// quotaRule is HAMi's fitQuota for one candidate GPU: the namespace's
+// quota against the pod's usage with a share of mem and cores on it.
+func (s *scratch) quotaRule(qc *quotaCheck, id string, mem, cores int64) Reason {
+	m, c := s.q.with(id, mem, cores)
+	if s.qfail = qc.exceeds(m, c); s.qfail != nil {
+		return ReasonResourceQuotaNotFit
+	}
+	return ""
 }

@@ -25,6 +25,10 @@ type Ledger struct {
 	problems map[string]*ObjectError
 	index    nodeIndex
 	bulk     bool
+	// quotas, quotaObjs and nsUsed are HAMi's QuotaManager (quota.go).
+	quotas    map[string]*nsQuota
+	quotaObjs map[podKey]quotaSpec
+	nsUsed    map[string]Amount
 }
 
 // gpu is one registered GPU and its usage.
@@ -55,6 +59,8 @@ type nodeState struct {
 	cordonRaw   string
 	gpus        []gpu
 	nvidiaGPUs  int
+	// migGPUs counts healthy, uncordoned NVIDIA GPUs in MIG mode.
+	migGPUs int
 	// pods are the counted pods on the node; a pod knows its slot.
 	pods []*podState
 
@@ -93,11 +99,14 @@ func NewLedger(cfg Config) (*Ledger, error) {
 		return nil, err
 	}
 	return &Ledger{
-		cfg:      cfg,
-		log:      cfg.Logger,
-		nodes:    map[string]*nodeState{},
-		pods:     map[podKey]*podState{},
-		problems: map[string]*ObjectError{},
+		cfg:       cfg,
+		log:       cfg.Logger,
+		nodes:     map[string]*nodeState{},
+		pods:      map[podKey]*podState{},
+		problems:  map[string]*ObjectError{},
+		quotas:    map[string]*nsQuota{},
+		quotaObjs: map[podKey]quotaSpec{},
+		nsUsed:    map[string]Amount{},
 	}, nil
 }
 
@@ -164,10 +173,13 @@ func (l *Ledger) setNodeLocked(node *corev1.Node) error {
 			err = n.applyCordon(cordon)
 		}
 	}
-	n.nvidiaGPUs = 0
+	n.nvidiaGPUs, n.migGPUs = 0, 0
 	for i := range n.gpus {
-		if n.gpus[i].nvidia {
+		if g := &n.gpus[i]; g.nvidia {
 			n.nvidiaGPUs++
+			if g.dev.Mode == ModeMIG && g.dev.Health && !g.cordoned {
+				n.migGPUs++
+			}
 		}
 	}
 	n.recount()

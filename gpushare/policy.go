@@ -45,7 +45,8 @@ const (
 	// GPUMutex only takes idle GPUs (a filter, v2.10).
 	GPUMutex GPUPolicy = "mutex"
 	// GPUTopologyAware picks GPUs by NVLink pair scores. gpushare accepts
-	// the name but, without pair scores, orders as spread.
+	// the name and orders as spread, and Fit refuses (*NotModelledError)
+	// where HAMi would pick by pair scores.
 	GPUTopologyAware GPUPolicy = "topology-aware"
 )
 
@@ -76,6 +77,9 @@ type gpuPolicy struct {
 	keys   []sortKey // chain: as written, each once; spread when none
 	single singleOrder
 	mutex  bool // contains mutex: only idle GPUs
+	// topology: contains topology-aware; Fit refuses where HAMi would
+	// pick by pair scores (see FeatureTopologyAware).
+	topology bool
 }
 
 // ParseGPUPolicy checks a GPU policy or policy chain. Sort keys (binpack,
@@ -111,6 +115,7 @@ func compileGPUPolicy(p GPUPolicy) (gpuPolicy, error) {
 			}
 			continue
 		case GPUTopologyAware:
+			out.topology = true
 			continue
 		default:
 			return gpuPolicy{}, &RequestError{Resource: AnnotationGPUPolicy,

@@ -11,7 +11,8 @@ import (
 // pkg/device/nvidia/device.go MutateAdmission @v2.10.0), as far as the pod
 // spec decides it: which pods it sees, which it refuses, and the defaults
 // it writes into the ones it admits. Its ResourceQuota check depends on the
-// namespace's quota and usage, which a pod does not show: not modelled.
+// namespace's quota and usage, which a pod does not show: not modelled
+// here (Ledger.Fit applies the scheduler's quota check).
 
 const (
 	// webhookLabel is the label the chart's objectSelector and

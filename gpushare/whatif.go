@@ -3,6 +3,7 @@ package gpushare
 import (
 	"errors"
 	"fmt"
+	"maps"
 )
 
 // WhatIf answers "how many more pods of this shape fit now, and how much
@@ -43,7 +44,8 @@ func (l *Ledger) WhatIf(req PodRequest, limit int) (WhatIf, error) {
 	out := WhatIf{ByNode: map[string]int{}, FreeMiB: sim.schedulableFreeMiB()}
 	for limit <= 0 || out.Fits < limit {
 		s := req
-		s.Namespace, s.Name = "gpushare-whatif", fmt.Sprintf("pod-%d", out.Fits)
+		// The pods stay in req's namespace, so that its quota counts them.
+		s.Name = fmt.Sprintf("gpushare-whatif-%d", out.Fits)
 		p.req = &s
 		pl, err := sim.fitLocked(&p)
 		var fe *FitError
@@ -69,16 +71,23 @@ func (l *Ledger) WhatIf(req PodRequest, limit int) (WhatIf, error) {
 	return out, nil
 }
 
-// cloneGPUsLocked copies the registered nodes and their GPU usage, without
-// the pods: enough to simulate placements.
+// cloneGPUsLocked copies the registered nodes and their GPU usage, and the
+// namespaces' quotas and usage, without the pods: enough to simulate
+// placements.
 func (l *Ledger) cloneGPUsLocked() *Ledger {
 	c := &Ledger{cfg: l.cfg, log: l.log, nodes: make(map[string]*nodeState, len(l.nodes)),
-		pods: map[podKey]*podState{}, problems: map[string]*ObjectError{}}
+		pods: map[podKey]*podState{}, problems: map[string]*ObjectError{},
+		quotas: make(map[string]*nsQuota, len(l.quotas)), quotaObjs: map[podKey]quotaSpec{},
+		nsUsed: maps.Clone(l.nsUsed)}
+	for ns, q := range l.quotas {
+		cq := *q
+		c.quotas[ns] = &cq
+	}
 	for name, n := range l.nodes {
 		if !n.registered || len(n.gpus) == 0 {
 			continue
 		}
-		c.nodes[name] = &nodeState{name: name, registered: true, gpus: append([]gpu(nil), n.gpus...), nvidiaGPUs: n.nvidiaGPUs}
+		c.nodes[name] = &nodeState{name: name, registered: true, gpus: append([]gpu(nil), n.gpus...), nvidiaGPUs: n.nvidiaGPUs, migGPUs: n.migGPUs}
 	}
 	c.reindexAllLocked()
 	return c

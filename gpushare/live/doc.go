@@ -1,7 +1,8 @@
 // Package live keeps a gpushare.Ledger current from a cluster: Watch lists
-// the cluster's Nodes and Pods through client-go informers, feeds them to
-// the ledger (SetNode, SetPod, DeleteNode, DeletePod) and follows every
-// change until its context ends.
+// the cluster's Nodes, Pods and ResourceQuotas through client-go
+// informers, feeds them to the ledger (SetNode, SetPod, SetResourceQuota
+// and the deletes) and follows every change until its context ends. Its
+// client needs list and watch on nodes, pods and resourcequotas.
 //
 //	cs, err := kubernetes.NewForConfig(restConfig)
 //	ledger, err := gpushare.NewLedger(gpushare.Config{}) // HAMi's chart defaults

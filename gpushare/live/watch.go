@@ -19,8 +19,8 @@ import (
 // watched holds the ledgers a Watch feeds, so that a second one is refused.
 var watched sync.Map // *gpushare.Ledger → struct{}
 
-// Watch fills l from the Nodes and Pods of client's cluster through
-// client-go informers and keeps it current until ctx is done. It returns
+// Watch fills l from the Nodes, Pods and ResourceQuotas of client's
+// cluster through client-go informers and keeps it current until ctx is done. It returns
 // once the initial lists are applied, or with ctx's cause. Objects the
 // ledger leaves out are recorded in its Problems and logged to its
 // Config().Logger. Without a client Watch returns ErrNoClient; while
@@ -60,16 +60,41 @@ func Watch(ctx context.Context, client kubernetes.Interface, l *gpushare.Ledger)
 		watched.Delete(l)
 		return fmt.Errorf("watch pods: %w", err)
 	}
+	quotaReg, err := factory.Core().V1().ResourceQuotas().Informer().AddEventHandler(quotaHandler(l))
+	if err != nil {
+		watched.Delete(l)
+		return fmt.Errorf("watch resource quotas: %w", err)
+	}
 	factory.Start(ctx.Done())
 	go func() {
 		<-ctx.Done()
 		factory.Shutdown()
 		watched.Delete(l)
 	}()
-	if !cache.WaitForCacheSync(ctx.Done(), nodeReg.HasSynced, podReg.HasSynced) {
-		return fmt.Errorf("sync nodes and pods: %w", context.Cause(ctx))
+	if !cache.WaitForCacheSync(ctx.Done(), nodeReg.HasSynced, podReg.HasSynced, quotaReg.HasSynced) {
+		return fmt.Errorf("sync nodes, pods and resource quotas: %w", context.Cause(ctx))
 	}
 	return nil
+}
+
+// quotaHandler feeds ResourceQuotas to l as HAMi's scheduler feeds its
+// QuotaManager (onAddQuota, onUpdateQuota, onDelQuota in
+// pkg/scheduler/scheduler.go@v2.10.0).
+func quotaHandler(l *gpushare.Ledger) cache.ResourceEventHandlerFuncs {
+	set := func(obj any) {
+		if q, ok := obj.(*corev1.ResourceQuota); ok {
+			l.SetResourceQuota(q)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    set,
+		UpdateFunc: func(_, obj any) { set(obj) },
+		DeleteFunc: func(obj any) {
+			if q, ok := untombstone(obj).(*corev1.ResourceQuota); ok {
+				l.DeleteResourceQuota(q.Namespace, q.Name)
+			}
+		},
+	}
 }
 
 func onNode(l *gpushare.Ledger, log *slog.Logger, obj any) {
@@ -96,7 +121,8 @@ func untombstone(obj any) any {
 }
 
 // trimObject keeps what accounting reads: names, HAMi annotations, the
-// container counts and names, phase and init container results.
+// container counts and names, phase and init container results, and a
+// quota's spec.hard.
 func trimObject(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
@@ -111,6 +137,8 @@ func trimObject(obj any) (any, error) {
 		return t, nil
 	case *corev1.Node:
 		return &corev1.Node{ObjectMeta: trimMeta(&o.ObjectMeta)}, nil
+	case *corev1.ResourceQuota:
+		return &corev1.ResourceQuota{ObjectMeta: trimMeta(&o.ObjectMeta), Spec: corev1.ResourceQuotaSpec{Hard: o.Spec.Hard}}, nil
 	}
 	return obj, nil
 }

@@ -27,7 +27,10 @@ const (
 // the sorted devices from the last to the first, take each that passes
 // every check until Nums are taken, count the reasons of those that do
 // not.
-func fit(devs []Device, c Container, pod Pod, gpuPolicy string) ([]Alloc, map[string]int) {
+//
+// allocated is the phase's containers fitted before (scoreNode's
+// PodDevices), which the namespace quota check counts with the picks.
+func fit(devs []Device, c Container, pod Pod, gpuPolicy string, allocated [][]Alloc) ([]Alloc, map[string]int) {
 	reasons := map[string]int{}
 	mutex := policyContains(gpuPolicy, "mutex") // util.PolicyContains
 	bind := numaBind(pod)                       // assertNuma
@@ -63,6 +66,13 @@ func fit(devs []Device, c Container, pod Pod, gpuPolicy string) ([]Alloc, map[st
 		}
 		if d.Count > d.Used && !(mutex && d.Used > 0) && c.Coresreq > 100 {
 			c.Coresreq = 100 // device.go:772: clamped once past the slot and mutex checks
+		}
+		// fitQuota runs after the slot and mutex checks, before memory
+		// (device.go:784@v2.10.0).
+		if pod.Quota != nil && d.Count > d.Used && !(mutex && d.Used > 0) &&
+			!fitQuota(pod, allocated, picks, Alloc{UUID: d.ID, Mem: memoryOn(c, d), Cores: c.Coresreq}) {
+			reasons[ResourceQuotaNotFit]++
+			continue
 		}
 		if r := Check(d, memoryOn(c, d), c.Coresreq, mutex); r != "" {
 			reasons[r]++

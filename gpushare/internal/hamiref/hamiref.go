@@ -19,8 +19,10 @@
 // reading (building HAMi beside it was tried, but its dependencies did not
 // download in time), with file:line@v2.10.0 where cited.
 //
-// Out of scope, as in gpushare: namespace quotas, topology-aware pair
-// scores, dynamic MIG placement and sidecar init containers.
+// Namespace quotas are quota.go. Out of scope, as in gpushare:
+// topology-aware pair scores and dynamic MIG placement. Sidecar init containers (restartPolicy: Always) are plain
+// init containers here, as in HAMi v2.10, which never reads an init
+// container's restartPolicy.
 package hamiref
 
 import (
@@ -82,6 +84,11 @@ type Pod struct {
 	Containers  []Container
 	Annotations map[string]string
 	Weights     Weights
+	// Namespace and Quota are for the namespace quota check (nil Quota:
+	// none); NumInit is len(spec.initContainers).
+	Namespace string
+	Quota     *QuotaManager
+	NumInit   int
 }
 
 // Alloc is one device entry HAMi writes (ContainerDevice).
@@ -172,19 +179,34 @@ func Schedule(nodes []Node, pod Pod, defaultNodePolicy, defaultGPUPolicy string)
 func scoreNode(n Node, pod Pod, gpuPolicy string) NodeResult {
 	r := NodeResult{Name: n.Name, Score: defaultScore(n.Devices)}
 	app := cloneDevices(n.Devices)
+	// The PodDevices["NVIDIA"] of each phase (allocateInitContainers,
+	// allocateAppContainers): a GPU-less container takes an empty entry
+	// only where a device is typed exactly "NVIDIA" (baseTypes).
+	empty := false
+	for _, d := range n.Devices {
+		empty = empty || d.Type == "NVIDIA"
+	}
+	var initAllocs, appAllocs [][]Alloc
 	for _, c := range pod.Containers {
 		var alloc []Alloc
 		if c.Nums > 0 {
-			work := app
+			work, allocated := app, appAllocs
 			if c.Init {
-				work = cloneDevices(n.Devices) // allocateInitContainers: appNodeCopy.DeepCopy()
+				work, allocated = cloneDevices(n.Devices), initAllocs // allocateInitContainers: appNodeCopy.DeepCopy()
 			}
 			var reasons map[string]int
-			alloc, reasons = fitInDevices(work, c, pod, gpuPolicy)
+			alloc, reasons = fitInDevices(work, c, pod, gpuPolicy, allocated)
 			if reasons != nil {
 				r.Reasons = reasons
 				return r
 			}
+		}
+		switch {
+		case c.Nums == 0 && !empty:
+		case c.Init:
+			initAllocs = append(initAllocs, alloc)
+		default:
+			appAllocs = append(appAllocs, alloc)
 		}
 		r.Containers = append(r.Containers, alloc)
 	}
@@ -224,7 +246,7 @@ func defaultScore(ds []Device) float32 {
 // device, sort the list in place (the order carries over to the next
 // container), check the count, Fit, and add the usage. It returns the
 // devices, or nil and the reasons.
-func fitInDevices(devs []Device, c Container, pod Pod, gpuPolicy string) ([]Alloc, map[string]int) {
+func fitInDevices(devs []Device, c Container, pod Pod, gpuPolicy string, allocated [][]Alloc) ([]Alloc, map[string]int) {
 	scores := make([]float32, len(devs))
 	for i := range devs {
 		scores[i] = deviceScore(&devs[i], c, pod.Weights)
@@ -241,7 +263,7 @@ func fitInDevices(devs []Device, c Container, pod Pod, gpuPolicy string) ([]Allo
 	if int(c.Nums) > len(typed) {
 		return nil, map[string]int{"NodeInsufficientDevice": 1}
 	}
-	picks, reasons := fit(typed, c, pod, gpuPolicy)
+	picks, reasons := fit(typed, c, pod, gpuPolicy, allocated)
 	if reasons != nil {
 		return nil, reasons
 	}

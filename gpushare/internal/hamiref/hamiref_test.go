@@ -58,7 +58,7 @@ func TestTiesTakeHigherNUMAThenLater(t *testing.T) {
 func TestNUMABindResets(t *testing.T) {
 	devs := []Device{a100("dev-0", 0, 1), a100("dev-1", 1, 0), a100("dev-2", 2, 0)}
 	pod := Pod{Annotations: map[string]string{AnnoNUMABind: "true"}}
-	_, reasons := fit(devs, Container{Nums: 3, Memreq: 100, MemPercentagereq: 101, Coresreq: 10}, pod, "spread")
+	_, reasons := fit(devs, Container{Nums: 3, Memreq: 100, MemPercentagereq: 101, Coresreq: 10}, pod, "spread", nil)
 	require.Equal(t, 2, reasons[NumaNotFit], "len(tmpDevs[\"NVIDIA\"]): the two cards given up")
 	require.Equal(t, 1, reasons[AllocatedCardsInsufficientRequest])
 }
