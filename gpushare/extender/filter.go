@@ -45,11 +45,14 @@ func (x *Extender) filter(pod *corev1.Pod, candidates []string) *extenderv1.Exte
 	return res
 }
 
-// filterAll keeps every candidate the pod fits on (ModeScores).
+// filterAll keeps every candidate the pod fits on (ModeScores). It fits
+// once per candidate, each fit over the whole ledger narrowed to that
+// node's GPUs, so its cost grows with candidates × nodes: ModeHAMi's single
+// fit is the one for thousands of nodes.
 func (x *Extender) filterAll(req gpushare.PodRequest, candidates []string) *extenderv1.ExtenderFilterResult {
 	res := &extenderv1.ExtenderFilterResult{NodeNames: &[]string{}, FailedNodes: extenderv1.FailedNodesMap{}}
 	for _, n := range candidates {
-		_, err := x.fitAmong(req, []string{n})
+		_, err := x.fitNarrowed(req, []string{n})
 		var fe *gpushare.FitError
 		switch {
 		case err == nil:
@@ -108,6 +111,12 @@ func (x *Extender) fitAmong(req gpushare.PodRequest, candidates []string) (gpush
 	if err != nil || slices.Contains(candidates, pl.Node) {
 		return pl, err
 	}
+	return x.fitNarrowed(req, candidates)
+}
+
+// fitNarrowed fits req with its UUID selector narrowed to the candidates'
+// GPUs.
+func (x *Extender) fitNarrowed(req gpushare.PodRequest, candidates []string) (gpushare.Placement, error) {
 	var ids []string
 	for _, n := range candidates {
 		if u, ok := x.ledger.Node(n); ok {
