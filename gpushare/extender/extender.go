@@ -23,6 +23,9 @@ type Extender struct {
 	ledger *gpushare.Ledger
 	synced chan struct{}
 
+	watchOnce sync.Once
+	watchErr  error
+
 	// mu orders the ledger's pod updates against binds: assumed holds the
 	// pods a bind allocated whose annotations the informer has not shown
 	// yet, so that an older event of the pod does not drop the allocation.
@@ -51,8 +54,14 @@ func (x *Extender) Ledger() *gpushare.Ledger { return x.ledger }
 
 // Watch fills the ledger from the cluster's Nodes and Pods through
 // informers and keeps it current until ctx is done. It returns once the
-// initial lists are applied; until then the extender answers 503.
+// initial lists are applied; until then the extender answers 503. It runs
+// once: later calls (Start's too) return the first call's result.
 func (x *Extender) Watch(ctx context.Context) error {
+	x.watchOnce.Do(func() { x.watchErr = x.watch(ctx) })
+	return x.watchErr
+}
+
+func (x *Extender) watch(ctx context.Context) error {
 	factory := informers.NewSharedInformerFactoryWithOptions(x.client, 0, informers.WithTransform(trim))
 	nodes, err := factory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    x.onNode,

@@ -43,6 +43,7 @@ func start(t *testing.T, mode extender.Mode) (*fake.Clientset, *extender.Extende
 	x, err := extender.New(cs, extender.Config{Mode: mode})
 	require.NoError(t, err)
 	require.NoError(t, x.Watch(ctx))
+	require.NoError(t, x.Watch(ctx), "a second Watch returns the first's result")
 	srv := httptest.NewServer(x.Handler())
 	t.Cleanup(srv.Close)
 	return cs, x, srv
@@ -230,4 +231,20 @@ func TestConfig(t *testing.T) {
 		_, err := extender.New(cs, tc.cfg)
 		require.ErrorIs(t, err, tc.want, "%+v", tc.cfg)
 	}
+}
+
+// Start serves on loopback with the zero Config, after the ledger synced.
+func TestStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	x, err := extender.New(fake.NewClientset(), extender.Config{})
+	require.NoError(t, err)
+	addr, err := x.Start(ctx)
+	require.NoError(t, err)
+	resp, err := http.Get("http://" + addr.String() + "/healthz")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	code, body := post(t, "http://"+addr.String()+"/filter", "{")
+	require.Equal(t, http.StatusBadRequest, code, string(body))
 }

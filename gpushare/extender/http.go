@@ -104,7 +104,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_, _ = w.Write(data)
 }
 
-// Start watches the cluster (Watch), then serves Handler on Config.Addr,
+// Start watches the cluster (Watch, unless it ran), then serves Handler on Config.Addr,
 // with TLS when Config.CertFile and Config.KeyFile are set, until ctx is
 // done. It returns the address it listens on once the ledger is synced.
 func (x *Extender) Start(ctx context.Context) (net.Addr, error) {
