@@ -98,6 +98,9 @@ func TestDependencies(t *testing.T) {
 		{"gpushare/gpusharetest", []string{"gpushare", "gpushare/internal/hamnode"}, 300, []string{"k8s.io/client-go", "github.com/NVIDIA/go-nvml"}},
 		// gpushare/live: 716 packages (client-go informers).
 		{"gpushare/live", []string{"gpushare"}, 790, []string{"github.com/aws", "go.etcd.io", "github.com/NVIDIA/go-nvml", "github.com/google/cel-go"}},
+		// gpushare/extender: 716 packages (client-go informers and kube-scheduler's
+		// extender/v1 types, which need only k8s.io/api).
+		{"gpushare/extender", []string{"gpushare"}, 800, []string{"github.com/aws", "go.etcd.io", "github.com/NVIDIA/go-nvml", "github.com/google/cel-go", "k8s.io/apiserver"}},
 		// backup: 652 packages.
 		{"backup", nil, 720, []string{"go.etcd.io", "github.com/google/cel-go", "k8s.io/kubernetes"}},
 		// etcdrelocate: 715 packages.

@@ -1,6 +1,7 @@
 package localenv
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -20,6 +21,8 @@ type controlPlaneComponent struct {
 	server serverbin.Server
 	user   string // client certificate CN, the component's RBAC identity
 	flags  func(dir string) []string
+	// name names its directory and Component; "" means server.Name.
+	name string
 }
 
 // startControllers starts kube-controller-manager and kube-scheduler against
@@ -64,9 +67,10 @@ func (e *Env) startControlPlaneComponent(ctx context.Context, a *APIServer, c co
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(e.dir, c.server.Name)
+	name := cmp.Or(c.name, c.server.Name)
+	dir := filepath.Join(e.dir, name)
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return fmt.Errorf("start %s: %w", c.server.Name, err)
+		return fmt.Errorf("start %s: %w", name, err)
 	}
 	kp, err := e.ca.Issue(pki.Spec{CommonName: c.user, Usage: pki.Client})
 	if err != nil {
@@ -104,11 +108,11 @@ func (e *Env) startControlPlaneComponent(ctx context.Context, a *APIServer, c co
 		return err
 	}
 	endpoint := fmt.Sprintf("https://127.0.0.1:%d", port)
-	e.Track(Component{Name: c.server.Name, Version: e.bins.version(c.server), Endpoint: endpoint, LogPath: logPath, Process: p})
+	e.Track(Component{Name: name, Version: e.bins.version(c.server), Endpoint: endpoint, LogPath: logPath, Process: p})
 	if err := waitHealthz(ctx, p, e.cfg.StartTimeout, endpoint+"/healthz"); err != nil {
 		return err
 	}
-	e.log.Info("control plane component ready", "name", c.server.Name, "endpoint", endpoint)
+	e.log.Info("control plane component ready", "name", name, "endpoint", endpoint)
 	return nil
 }
 
