@@ -116,87 +116,11 @@ func startSnapshot(ctx context.Context, conn *connector, endpoint, dir, name, sr
 	return b
 }
 
-// snapshot is the snapshot step. In the StatefulSet layout the snapshot
-// streams in the background while the member moves: the old member's volume
-// is kept (reclaim policy Retain) until release-volume, which deletes it
-// only once the snapshot has verified, so the data always exists in a form
-// outside the cluster's voters. With Options.SnapshotFirst, and in the
-// v1alpha2 layouts (the operator deletes the old claim), the snapshot
-// completes before anything changes.
-func (x *run) snapshot(ctx context.Context) (string, bool, error) {
-	if x.cp.SnapshotPath != "" {
-		x.res.SnapshotPath = x.cp.SnapshotPath
-		return "taken earlier: " + x.cp.SnapshotPath, true, nil
-	}
-	src, err := x.snapshotSource(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	dir := x.p.Options.SnapshotDir
-	if dir == "" {
-		dir = defaultSnapshotDir()
-	}
-	name := snapshotName(x.p)
-	if !x.p.snapshotFirst() {
-		x.snap = startSnapshot(x.bg, x.conn, src.ClientURLs[0], dir, name, memberLabel(src))
-		return fmt.Sprintf("streaming from %s to %s in the background; the old volume stays until it verifies", memberLabel(src), dir), false, nil
-	}
-	path, n, err := takeSnapshot(ctx, x.conn, src.ClientURLs[0], dir, name)
-	if err != nil {
-		return "", false, err
-	}
-	if err := x.recordSnapshot(ctx, path, n); err != nil {
-		return "", false, err
-	}
-	return fmt.Sprintf("%d bytes from %s to %s", n, memberLabel(src), path), false, nil
-}
-
 func defaultSnapshotDir() string { return os.TempDir() }
 
 // snapshotName is the snapshot file's name, without the extension.
 func snapshotName(p *Plan) string {
 	return fmt.Sprintf("etcd-%s-%s-%s", p.Namespace, p.Cluster, time.Now().UTC().Format("20060102T150405Z"))
-}
-
-// snapshotSource picks a healthy voter other than the moved member: a
-// follower where there is one (the leader streams the learner's data
-// later), the most up-to-date among equals.
-func (x *run) snapshotSource(ctx context.Context) (*pb.Member, error) {
-	ms, err := x.mem.list(ctx)
-	if err != nil {
-		return nil, err
-	}
-	sts := x.mem.voterStatuses(ctx, ms, x.p.Member.ID)
-	leader := agreedLeader(sts)
-	var src *pb.Member
-	for _, m := range ms {
-		st := sts[m.ID]
-		if st == nil || len(st.Errors) > 0 || m.ID == x.p.Member.ID {
-			continue
-		}
-		switch {
-		case src == nil, src.ID == leader && m.ID != leader:
-			src = m
-		case (src.ID == leader) == (m.ID == leader) && st.RaftAppliedIndex > sts[src.ID].RaftAppliedIndex:
-			src = m
-		}
-	}
-	if src == nil {
-		return nil, fmt.Errorf("%w: no healthy voter to take the snapshot from", ErrQuorumAtRisk)
-	}
-	return src, nil
-}
-
-// recordSnapshot records a verified snapshot in the result and the
-// checkpoint.
-func (x *run) recordSnapshot(ctx context.Context, path string, n int64) error {
-	x.res.SnapshotPath, x.res.SnapshotBytes = path, n
-	x.cp.SnapshotPath = path
-	if err := x.saveCheckpoint(ctx); err != nil {
-		return fmt.Errorf("record the snapshot: %w", err)
-	}
-	x.r.log.Info("snapshot verified", "path", path, "bytes", n)
-	return nil
 }
 
 // collectSnapshot records the background snapshot if it has finished; it
@@ -207,26 +131,9 @@ func (x *run) collectSnapshot(ctx context.Context) {
 	}
 	select {
 	case <-x.snap.done:
-		_ = x.finishSnapshot(ctx)
+		_ = finishSnapshot(ctx, x)
 	default:
 	}
-}
-
-// finishSnapshot records the finished background snapshot. A failed one
-// is logged and dropped: release-volume takes the snapshot again before
-// the old volume goes.
-func (x *run) finishSnapshot(ctx context.Context) error {
-	b := x.snap
-	x.snap = nil
-	if b.err != nil {
-		x.r.log.Warn("the background snapshot failed; it is taken again before the old volume goes", "source", b.src, "err", b.err)
-		return b.err
-	}
-	if err := x.recordSnapshot(ctx, b.path, b.n); err != nil {
-		x.r.log.Warn("could not record the snapshot", "path", b.path, "err", err)
-		return err
-	}
-	return nil
 }
 
 // joinSnapshot waits for the background snapshot, unless ctx ends first,
@@ -237,7 +144,7 @@ func (x *run) joinSnapshot(ctx context.Context) {
 	}
 	select {
 	case <-x.snap.done:
-		_ = x.finishSnapshot(ctx)
+		_ = finishSnapshot(ctx, x)
 	case <-ctx.Done():
 	}
 }
@@ -267,4 +174,62 @@ func (t *trailerHash) Write(p []byte) (int, error) {
 
 func (t *trailerHash) ok() bool {
 	return len(t.tail) == sha256.Size && bytes.Equal(t.h.Sum(nil), t.tail)
+}
+
+// snapshotSource picks a healthy voter other than the moved member: a
+// follower where there is one (the leader streams the learner's data
+// later), the most up-to-date among equals.
+func snapshotSource(ctx context.Context, x *run) (*pb.Member, error) {
+	ms, err := x.mem.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sts := x.mem.voterStatuses(ctx, ms, x.p.Member.ID)
+	leader := agreedLeader(sts)
+	var src *pb.Member
+	for _, m := range ms {
+		st := sts[m.ID]
+		if st == nil || len(st.Errors) > 0 || m.ID == x.p.Member.ID {
+			continue
+		}
+		switch {
+		case src == nil, src.ID == leader && m.ID != leader:
+			src = m
+		case (src.ID == leader) == (m.ID == leader) && st.RaftAppliedIndex > sts[src.ID].RaftAppliedIndex:
+			src = m
+		}
+	}
+	if src == nil {
+		return nil, fmt.Errorf("%w: no healthy voter to take the snapshot from", ErrQuorumAtRisk)
+	}
+	return src, nil
+}
+
+// recordSnapshot records a verified snapshot in the result and the
+// checkpoint.
+func recordSnapshot(ctx context.Context, x *run, path string, n int64) error {
+	x.res.SnapshotPath, x.res.SnapshotBytes = path, n
+	x.cp.SnapshotPath = path
+	if err := x.saveCheckpoint(ctx); err != nil {
+		return fmt.Errorf("record the snapshot: %w", err)
+	}
+	x.r.log.Info("snapshot verified", "path", path, "bytes", n)
+	return nil
+}
+
+// finishSnapshot records the finished background snapshot. A failed one
+// is logged and dropped: release-volume takes the snapshot again before
+// the old volume goes.
+func finishSnapshot(ctx context.Context, x *run) error {
+	b := x.snap
+	x.snap = nil
+	if b.err != nil {
+		x.r.log.Warn("the background snapshot failed; it is taken again before the old volume goes", "source", b.src, "err", b.err)
+		return b.err
+	}
+	if err := recordSnapshot(ctx, x, b.path, b.n); err != nil {
+		x.r.log.Warn("could not record the snapshot", "path", b.path, "err", err)
+		return err
+	}
+	return nil
 }
