@@ -33,9 +33,19 @@ func (releaseVolumeStep) Text(p *Plan) (stepText, bool) {
 
 // Run is the release-volume step: it makes sure the snapshot has
 // verified (waiting for the background one, or taking it now if that
-// failed or a resumed run has none), then lets the old volume go.
+// failed, or the file a resumed run finds recorded no longer has the
+// recorded size and SHA-256), then lets the old volume go.
 func (releaseVolumeStep) Run(ctx context.Context, x *run) (string, bool, error) {
 	msg := ""
+	if !x.p.Options.SkipSnapshot {
+		why, err := proveSnapshot(ctx, x)
+		if err != nil {
+			return "", false, err
+		}
+		if why != "" {
+			msg = why + "; "
+		}
+	}
 	if !x.p.Options.SkipSnapshot && x.cp.SnapshotPath == "" {
 		if x.snap != nil {
 			select {
@@ -50,7 +60,7 @@ func (releaseVolumeStep) Run(ctx context.Context, x *run) (string, bool, error) 
 				return "", false, err
 			}
 		}
-		msg = "snapshot " + x.cp.SnapshotPath + " verified; "
+		msg += "snapshot " + x.cp.SnapshotPath + " verified; "
 	}
 	pv, err := oldVolume(ctx, x)
 	switch {

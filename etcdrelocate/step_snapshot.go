@@ -30,12 +30,27 @@ func (snapshotStep) Text(p *Plan) (stepText, bool) {
 // only once the snapshot has verified, so the data always exists in a form
 // outside the cluster's voters. With Options.SnapshotFirst, and in the
 // v1alpha2 layouts (the operator deletes the old claim), the snapshot
-// completes before anything changes.
+// completes before anything changes. A snapshot an earlier run recorded
+// is relied on only while its file still has the recorded size and
+// SHA-256; else it is taken again.
 func (snapshotStep) Run(ctx context.Context, x *run) (string, bool, error) {
-	if x.cp.SnapshotPath != "" {
-		x.res.SnapshotPath = x.cp.SnapshotPath
-		return "taken earlier: " + x.cp.SnapshotPath, true, nil
+	why, err := proveSnapshot(ctx, x)
+	if err != nil {
+		return "", false, err
 	}
+	if x.cp.SnapshotPath != "" {
+		return fmt.Sprintf("taken earlier: %s (%d bytes; size and SHA-256 as recorded)", x.cp.SnapshotPath, x.cp.SnapshotBytes), true, nil
+	}
+	msg, skipped, err := takeOrStartSnapshot(ctx, x)
+	if why != "" && err == nil {
+		msg = why + "; taken again: " + msg
+	}
+	return msg, skipped, err
+}
+
+// takeOrStartSnapshot takes the snapshot, or starts streaming it in the
+// background.
+func takeOrStartSnapshot(ctx context.Context, x *run) (string, bool, error) {
 	src, err := snapshotSource(ctx, x)
 	if err != nil {
 		return "", false, err
@@ -49,12 +64,12 @@ func (snapshotStep) Run(ctx context.Context, x *run) (string, bool, error) {
 		x.snap = startSnapshot(x.bg, x.conn, src.ClientURLs[0], dir, name, memberLabel(src))
 		return fmt.Sprintf("streaming from %s to %s in the background; the old volume stays until it verifies", memberLabel(src), dir), false, nil
 	}
-	path, n, err := takeSnapshot(ctx, x.conn, src.ClientURLs[0], dir, name)
+	f, err := takeSnapshot(ctx, x.conn, src.ClientURLs[0], dir, name)
 	if err != nil {
 		return "", false, err
 	}
-	if err := recordSnapshot(ctx, x, path, n); err != nil {
+	if err := recordSnapshot(ctx, x, f); err != nil {
 		return "", false, err
 	}
-	return fmt.Sprintf("%d bytes from %s to %s", n, memberLabel(src), path), false, nil
+	return fmt.Sprintf("%d bytes from %s to %s", f.bytes, memberLabel(src), f.path), false, nil
 }

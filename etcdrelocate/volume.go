@@ -76,9 +76,9 @@ func snapshotNow(ctx context.Context, x *run) (string, int64, error) {
 	if dir == "" {
 		dir = defaultSnapshotDir()
 	}
-	path, n, err := takeSnapshot(ctx, x.conn, src.ClientURLs[0], dir, snapshotName(x.p))
+	f, err := takeSnapshot(ctx, x.conn, src.ClientURLs[0], dir, snapshotName(x.p))
 	if err != nil {
 		return "", 0, err
 	}
-	return path, n, recordSnapshot(ctx, x, path, n)
+	return f.path, f.bytes, recordSnapshot(ctx, x, f)
 }
