@@ -98,7 +98,9 @@ func line(t string, m map[string]int) string {
 	for f := range m {
 		names = append(names, f)
 	}
-	sort.Slice(names, func(i, j int) bool { return m[names[i]] > m[names[j]] || m[names[i]] == m[names[j]] && names[i] < names[j] })
+	sort.Slice(names, func(i, j int) bool {
+		return m[names[i]] > m[names[j]] || m[names[i]] == m[names[j]] && names[i] < names[j]
+	})
 	parts := make([]string, len(names))
 	for i, f := range names {
 		parts[i] = fmt.Sprintf("%s (%d)", f, m[f])
