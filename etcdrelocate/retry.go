@@ -53,11 +53,7 @@ const (
 
 // retry calls attempt until it reports done, returns a non-transient error,
 // the bound passes (ErrTimeout, wrapping the last error) or ctx ends.
-func retry(ctx context.Context, bound time.Duration, what string, attempt func(ctx context.Context) (bool, error)) error {
-	return retryWake(ctx, nil, bound, what, nil, attempt)
-}
-
-// retry is retry that consults w (a nil w: none).
+// It consults w as retryWake says (a nil w: none).
 func (w *stallWatch) retry(ctx context.Context, bound time.Duration, what string, attempt func(ctx context.Context) (bool, error)) error {
 	return retryWake(ctx, w, bound, what, nil, attempt)
 }
