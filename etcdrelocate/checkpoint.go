@@ -62,7 +62,13 @@ type Checkpoint struct {
 	PinnedPlacement  bool   `json:"pinnedPlacement,omitempty"`
 	OriginalAffinity string `json:"originalAffinity,omitempty"`
 	// SnapshotPath is where the snapshot went, "" if none was taken.
-	SnapshotPath string `json:"snapshotPath,omitempty"`
+	// SnapshotBytes and SnapshotSHA256 (hex) are the file's size and the
+	// SHA-256 of its content when it verified: a resumed run relies on the
+	// file only while it still matches them, and takes the snapshot again
+	// otherwise.
+	SnapshotPath   string `json:"snapshotPath,omitempty"`
+	SnapshotBytes  int64  `json:"snapshotBytes,omitempty"`
+	SnapshotSHA256 string `json:"snapshotSHA256,omitempty"`
 	// RetainedVolume is the old member's volume whose reclaim policy this
 	// relocation set to Retain, so that its data outlives the old claim
 	// until release-volume; "" if none.

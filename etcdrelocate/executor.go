@@ -8,8 +8,6 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Result reports an execution.
@@ -152,9 +150,8 @@ func (r *Relocator) execute(ctx context.Context, p *Plan, l *lease) (*Result, er
 	bg, stopBG := context.WithCancel(ctx)
 	x.bg = bg
 	// The steps' waits (not the snapshot's) wait for stalled members.
-	x.stall = newStallWatch(x)
+	x.stall = newStallWatch(x.r, p, x.mem)
 	x.stall.memberList(ctx) // while every member answers: a stalled one is still probed later
-	ctx = withStallWatch(ctx, x.stall)
 	defer func() {
 		// Keep a snapshot that is still streaming when a step failed (it
 		// is a rollback point); a cancelled run cancels it and waits until
@@ -175,7 +172,7 @@ func (r *Relocator) execute(ctx context.Context, p *Plan, l *lease) (*Result, er
 		r.emit(Event{Step: st.Kind, Index: i, Total: len(p.Steps), Phase: EventStarted, Message: st.Action})
 		x.stall.enter(st.Kind, i, len(p.Steps))
 		t0 := time.Now()
-		msg, skipped, err := x.stall.runStep(ctx, func(ctx context.Context) (string, bool, error) { return x.step(ctx, st.Kind) })
+		msg, skipped, err := x.stall.runStep(ctx, func(ctx context.Context) (string, bool, error) { return stepRun(ctx, x, st.Kind) })
 		el := time.Since(t0)
 		if err != nil {
 			r.log.Error("relocation step failed", "step", st.Kind, "err", err)
@@ -197,6 +194,15 @@ func (r *Relocator) execute(ctx context.Context, p *Plan, l *lease) (*Result, er
 		x.collectSnapshot(ctx)
 	}
 	return x.res, nil
+}
+
+// stepRun runs the step of kind.
+func stepRun(ctx context.Context, x *run, kind StepKind) (string, bool, error) {
+	s, err := stepOf(kind)
+	if err != nil {
+		return "", false, err
+	}
+	return s.Run(ctx, x)
 }
 
 func (r *Relocator) emit(e Event) {
@@ -237,70 +243,6 @@ func (x *run) open(ctx context.Context) error {
 	return nil
 }
 
-// step runs one step, as stepTable declares it, and reports what it did
-// and whether it was skipped.
-func (x *run) step(ctx context.Context, kind StepKind) (string, bool, error) {
-	d, err := defOf(kind)
-	if err != nil {
-		return "", false, err
-	}
-	return d.run(x, ctx)
-}
-
-// checkpoint records the plan in the cluster, or finds the record of an
-// earlier run of the same plan.
-func (x *run) checkpoint(ctx context.Context) (string, bool, error) {
-	if x.p.Restore {
-		return x.restoreCheckpoint(ctx)
-	}
-	cms := x.r.cfg.Kube.CoreV1().ConfigMaps(x.p.Namespace)
-	name := checkpointName(x.p.Cluster)
-	for attempt := 0; attempt < 3; attempt++ {
-		cm, err := cms.Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
-			cp, err := DecodeCheckpoint([]byte(cm.Data[checkpointKey]))
-			if err != nil {
-				return "", false, fmt.Errorf("configmap %s: %w", name, err)
-			}
-			if err := x.ownCheckpoint(cp); err != nil {
-				return "", false, err
-			}
-			x.cp, x.cpCM = cp, cm
-			return "checkpoint found; resuming", true, nil
-		}
-		if !apierrors.IsNotFound(err) {
-			return "", false, fmt.Errorf("get checkpoint: %w", err)
-		}
-		if x.p.Resume {
-			return "", false, fmt.Errorf("%w: checkpoint %s/%s is gone: the relocation this plan resumes finished or was cleared; plan again",
-				ErrPlanStale, x.p.Namespace, name)
-		}
-		cp := CheckpointFor(x.p)
-		cp.Started = time.Now().UTC().Truncate(time.Second)
-		x.cpStamp = cp.Started
-		if rev, err := x.revision(ctx); err == nil {
-			cp.Revision = rev
-		}
-		data, err := cp.Encode()
-		if err != nil {
-			return "", false, err
-		}
-		created, err := cms.Create(ctx, &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/managed-by": "tenantkit-etcdrelocate"}},
-			Data:       map[string]string{checkpointKey: string(data)},
-		}, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			continue
-		}
-		if err != nil {
-			return "", false, fmt.Errorf("create checkpoint: %w", err)
-		}
-		x.cp, x.cpCM = cp, created
-		return "recorded in ConfigMap " + name, false, nil
-	}
-	return "", false, fmt.Errorf("%w: create checkpoint %s: lost the race three times", ErrRelocationInProgress, name)
-}
-
 // revision returns the cluster's current revision.
 func (x *run) revision(ctx context.Context) (int64, error) {
 	cctx, cancel := x.mem.callCtx(ctx)
@@ -312,27 +254,6 @@ func (x *run) revision(ctx context.Context) (int64, error) {
 	return resp.Header.Revision, nil
 }
 
-// finish deletes the checkpoint (conditional on the resourceVersion this
-// run wrote last).
-func (x *run) finish(ctx context.Context) (string, bool, error) {
-	var pre *metav1.Preconditions
-	if x.cpCM != nil {
-		rv := x.cpCM.ResourceVersion
-		pre = &metav1.Preconditions{ResourceVersion: &rv}
-	}
-	err := x.r.cfg.Kube.CoreV1().ConfigMaps(x.p.Namespace).Delete(ctx, checkpointName(x.p.Cluster), metav1.DeleteOptions{Preconditions: pre})
-	if apierrors.IsNotFound(err) {
-		return "no checkpoint left", true, nil
-	}
-	if apierrors.IsConflict(err) {
-		return "", false, fmt.Errorf("%w: checkpoint %s/%s was changed by someone else; not deleting it", ErrLeaseLost, x.p.Namespace, checkpointName(x.p.Cluster))
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("delete checkpoint: %w", err)
-	}
-	return "checkpoint deleted", false, nil
-}
-
 // rollback handles a timeout of the new member: it removes the learner (if
 // it is still one), records the rollback and uncordons, and returns the
 // *RolledBackError. It returns nil where no rollback applies (cancelled
@@ -340,7 +261,7 @@ func (x *run) finish(ctx context.Context) (string, bool, error) {
 // become a voter). The old member's volume stays (its reclaim policy is
 // Retain since stop-member): it holds the old member's data.
 func (x *run) rollback(ctx context.Context, kind StepKind, cause error) error {
-	if d, err := defOf(kind); err != nil || !d.rollsBack {
+	if s, err := stepOf(kind); err != nil || !s.Info().rollsBack {
 		return nil
 	}
 	if !errors.Is(cause, ErrTimeout) || ctx.Err() != nil || x.p.Layout.operatorManaged() {
@@ -389,7 +310,7 @@ func (x *run) rollback(ctx context.Context, kind StepKind, cause error) error {
 			x.r.log.Error("could not record the rollback in the checkpoint", "err", err)
 		}
 		if x.cp.CordonedSource {
-			if _, _, err := x.uncordon(rctx); err != nil {
+			if _, _, err := (uncordonStep{}).Run(rctx, x); err != nil {
 				x.r.log.Error("could not uncordon the source node", "err", err)
 			}
 		}

@@ -37,8 +37,38 @@ func (st storage) claim() string {
 	return "is gone"
 }
 
+// releaseHeld lets go of a claim of the member's name that this relocation
+// holds, waits until it is gone, and reports whether there was one.
+func (x *run) releaseHeld(ctx context.Context) (bool, error) {
+	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
+	pvc, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("get claim %s: %w", x.p.Member.PVC, err)
+	}
+	if !slices.Contains(pvc.Finalizers, holdFinalizer) {
+		return false, nil
+	}
+	uid := string(pvc.UID)
+	if err := setHold(ctx, x, uid, false); err != nil {
+		return false, err
+	}
+	wake, stop := wakeOn(ctx, claimWatch(x))
+	defer stop()
+	err = x.stall.retryWake(ctx, x.r.t.Storage, "the released claim to disappear", wake, func(ctx context.Context) (bool, error) {
+		c, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && string(c.UID) != uid) {
+			return true, nil
+		}
+		return false, keepTrying{errors.New("the released claim is still there")}
+	})
+	return true, err
+}
+
 // storageState reads the claim and pod with the given UIDs.
-func (x *run) storageState(ctx context.Context, pvcUID, podUID string) (storage, error) {
+func storageState(ctx context.Context, x *run, pvcUID, podUID string) (storage, error) {
 	var st storage
 	core := x.r.cfg.Kube.CoreV1()
 	pvc, err := core.PersistentVolumeClaims(x.p.Namespace).Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
@@ -62,11 +92,11 @@ func (x *run) storageState(ctx context.Context, pvcUID, podUID string) (storage,
 
 // holdAndDelete puts the hold on the claim, deletes the claim and then the
 // pod, and waits until the pod is gone.
-func (x *run) holdAndDelete(ctx context.Context, pvcUID, podUID string) error {
+func holdAndDelete(ctx context.Context, x *run, pvcUID, podUID string) error {
 	core := x.r.cfg.Kube.CoreV1()
 	claims := core.PersistentVolumeClaims(x.p.Namespace)
 	if pvcUID != "" {
-		if err := x.setHold(ctx, pvcUID, true); err != nil {
+		if err := setHold(ctx, x, pvcUID, true); err != nil {
 			return err
 		}
 		uid := types.UID(pvcUID)
@@ -82,10 +112,10 @@ func (x *run) holdAndDelete(ctx context.Context, pvcUID, podUID string) error {
 			return fmt.Errorf("delete pod %s: %w", x.p.Member.Pod, err)
 		}
 	}
-	wake, stop := wakeOn(ctx, x.podWatch(), x.claimWatch())
+	wake, stop := wakeOn(ctx, podWatch(x), claimWatch(x))
 	defer stop()
-	return retryWake(ctx, x.r.t.Storage, "the old pod to go", wake, func(ctx context.Context) (bool, error) {
-		st, err := x.storageState(ctx, pvcUID, podUID)
+	return x.stall.retryWake(ctx, x.r.t.Storage, "the old pod to go", wake, func(ctx context.Context) (bool, error) {
+		st, err := storageState(ctx, x, pvcUID, podUID)
 		if err != nil {
 			return false, keepTrying{err}
 		}
@@ -97,9 +127,9 @@ func (x *run) holdAndDelete(ctx context.Context, pvcUID, podUID string) error {
 }
 
 // setHold adds or removes the hold finalizer on the claim with the UID.
-func (x *run) setHold(ctx context.Context, pvcUID string, on bool) error {
+func setHold(ctx context.Context, x *run, pvcUID string, on bool) error {
 	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
-	return retry(ctx, x.r.t.Call*3, "update the claim's finalizers", func(ctx context.Context) (bool, error) {
+	return x.stall.retry(ctx, x.r.t.Call*3, "update the claim's finalizers", func(ctx context.Context) (bool, error) {
 		pvc, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) || (err == nil && string(pvc.UID) != pvcUID) {
 			return true, nil
@@ -122,34 +152,4 @@ func (x *run) setHold(ctx context.Context, pvcUID string, on bool) error {
 		}
 		return err == nil, err
 	})
-}
-
-// releaseHeld lets go of a claim of the member's name that this relocation
-// holds, waits until it is gone, and reports whether there was one.
-func (x *run) releaseHeld(ctx context.Context) (bool, error) {
-	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
-	pvc, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("get claim %s: %w", x.p.Member.PVC, err)
-	}
-	if !slices.Contains(pvc.Finalizers, holdFinalizer) {
-		return false, nil
-	}
-	uid := string(pvc.UID)
-	if err := x.setHold(ctx, uid, false); err != nil {
-		return false, err
-	}
-	wake, stop := wakeOn(ctx, x.claimWatch())
-	defer stop()
-	err = retryWake(ctx, x.r.t.Storage, "the released claim to disappear", wake, func(ctx context.Context) (bool, error) {
-		c, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) || (err == nil && string(c.UID) != uid) {
-			return true, nil
-		}
-		return false, keepTrying{errors.New("the released claim is still there")}
-	})
-	return true, err
 }

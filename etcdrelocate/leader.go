@@ -91,7 +91,7 @@ func agreedLeader(sts map[uint64]*MemberStatus) uint64 {
 // reports whether it moved leadership.
 func (m *memberOps) moveLeaderAway(ctx context.Context, from uint64) (bool, error) {
 	moved := false
-	err := retry(ctx, m.bound, "move leadership away from "+FormatID(from), func(ctx context.Context) (bool, error) {
+	err := m.stall.retry(ctx, m.bound, "move leadership away from "+FormatID(from), func(ctx context.Context) (bool, error) {
 		ms, err := m.list(ctx)
 		if err != nil {
 			return false, err

@@ -196,7 +196,7 @@ func TestCheckpointWritesConditional(t *testing.T) {
 	x.cp.SnapshotPath = "/tmp/snap"
 	err = x.saveCheckpoint(ctx)
 	require.ErrorIs(t, err, ErrLeaseLost)
-	_, _, err = x.finish(ctx)
+	_, _, err = finishStep{}.Run(ctx, x)
 	require.ErrorIs(t, err, ErrLeaseLost)
 	got, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "etcd-relocate", metav1.GetOptions{})
 	require.NoError(t, err, "finish deleted a checkpoint someone else wrote")

@@ -48,6 +48,9 @@ type memberOps struct {
 	log *slog.Logger
 	// bound limits each operation including its retries; call each RPC.
 	bound, call time.Duration
+	// stall is the stall watch of the run the operations serve, nil
+	// outside Execute.
+	stall *stallWatch
 }
 
 // callCtx bounds one RPC.
@@ -62,7 +65,7 @@ func (m *memberOps) callCtx(ctx context.Context) (context.Context, context.Cance
 // list reads MemberList linearizably, retrying transient errors.
 func (m *memberOps) list(ctx context.Context) ([]*pb.Member, error) {
 	var members []*pb.Member
-	err := retry(ctx, m.bound, "member list", func(ctx context.Context) (bool, error) {
+	err := m.stall.retry(ctx, m.bound, "member list", func(ctx context.Context) (bool, error) {
 		cctx, cancel := m.callCtx(ctx)
 		defer cancel()
 		resp, err := m.api.MemberList(cctx)
@@ -102,7 +105,7 @@ func byPeerURL(ms []*pb.Member, u string) *pb.Member {
 // "member not found" means it was removed already (by an earlier attempt
 // whose reply was lost, or an earlier run).
 func (m *memberOps) remove(ctx context.Context, id uint64) error {
-	err := retry(ctx, m.bound, "remove member "+FormatID(id), func(ctx context.Context) (bool, error) {
+	err := m.stall.retry(ctx, m.bound, "remove member "+FormatID(id), func(ctx context.Context) (bool, error) {
 		cctx, cancel := m.callCtx(ctx)
 		_, err := m.api.MemberRemove(cctx, id)
 		cancel()
@@ -154,7 +157,7 @@ func (m *memberOps) addLearner(ctx context.Context, peerURL string, oldID uint64
 		}
 		return false, cause
 	}
-	err := retry(ctx, m.bound, "add learner "+peerURL, func(ctx context.Context) (bool, error) {
+	err := m.stall.retry(ctx, m.bound, "add learner "+peerURL, func(ctx context.Context) (bool, error) {
 		if done, err := settle(ctx, nil); done || err != nil {
 			return done, err
 		}
@@ -193,7 +196,7 @@ func (m *memberOps) addLearner(ctx context.Context, peerURL string, oldID uint64
 // "not a learner" counts as done once MemberList shows a voter.
 func (m *memberOps) promote(ctx context.Context, id uint64, bound time.Duration) error {
 	notReady := 0
-	err := retry(ctx, bound, "promote "+FormatID(id), func(ctx context.Context) (bool, error) {
+	err := m.stall.retry(ctx, bound, "promote "+FormatID(id), func(ctx context.Context) (bool, error) {
 		cctx, cancel := m.callCtx(ctx)
 		_, err := m.api.MemberPromote(cctx, id)
 		cancel()

@@ -3,6 +3,7 @@ package etcdrelocate
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -243,13 +244,17 @@ func TestMembershipAgainstEtcd(t *testing.T) {
 
 	t.Run("snapshot", func(t *testing.T) {
 		dir := t.TempDir()
-		path, n, err := takeSnapshot(ctx, f.conn, f.env.Etcd().Endpoints()[1], dir, "test")
+		snap, err := takeSnapshot(ctx, f.conn, f.env.Etcd().Endpoints()[1], dir, "test")
 		require.NoError(t, err)
+		path, n := snap.path, snap.bytes
 		require.Greater(t, n, int64(sha256.Size))
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
 		sum := sha256.Sum256(data[:len(data)-sha256.Size])
 		require.Equal(t, sum[:], data[len(data)-sha256.Size:])
+		whole := sha256.Sum256(data)
+		require.Equal(t, hex.EncodeToString(whole[:]), snap.sha256, "the digest the checkpoint records is the whole file's")
+		require.Equal(t, int64(len(data)), n)
 	})
 }
 

@@ -21,7 +21,7 @@ import (
 // SpecNotAdopted, or what keeps the operator from settling).
 func waitPinAdopted(ctx context.Context, d dynamic.Interface, ns, cluster string, aff map[string]any, bound time.Duration) error {
 	var last error
-	err := retry(ctx, bound, "the operator to adopt the placement", func(ctx context.Context) (bool, error) {
+	err := retryWake(ctx, nil, bound, "the operator to adopt the placement", nil, func(ctx context.Context) (bool, error) {
 		ec, err := d.Resource(gvrEtcdCluster).Namespace(ns).Get(ctx, cluster, metav1.GetOptions{})
 		if err != nil {
 			return false, keepTrying{fmt.Errorf("get etcdcluster: %w", err)}

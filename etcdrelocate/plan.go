@@ -194,71 +194,11 @@ func resumePlan(s *State, cp *Checkpoint) (*Plan, error) {
 	return p, nil
 }
 
-// stepAdder returns the function that appends a step to p, its membership
-// after the step worked out from the previous step's (from before for the
-// first).
-func (p *Plan) stepAdder(before Membership) addFunc {
-	return func(kind StepKind, action, pre, check string) {
-		prev := before
-		if n := len(p.Steps); n > 0 {
-			prev = p.Steps[n-1].After
-		}
-		after := prev.apply(stepDefs[kind].effect)
-		p.Steps = append(p.Steps, Step{Kind: kind, After: after, Action: action, Precondition: pre, Check: check})
-	}
-}
-
 // build fills in the steps, the guarantee and the minimum fault tolerance.
 func (p *Plan) build() {
 	m := p.Member
 	before := Membership{Voters: p.Voters, Healthy: p.Voters}
-	add := p.stepAdder(before)
-	cm := p.Namespace + "/" + checkpointName(p.Cluster)
-	add(StepCheckpoint, fmt.Sprintf("record member %s, its pod and claim UIDs and the target in ConfigMap %s", FormatID(m.ID), cm),
-		"no other relocation recorded", "the ConfigMap reads back")
-	lead := fmt.Sprintf("%s does not lead; keep it so", m.label())
-	if m.Leader {
-		lead = fmt.Sprintf("MoveLeader from %s to the most up-to-date other voter", m.label())
-	}
-	add(StepMoveLeader, lead, "the transferee is a healthy voter", fmt.Sprintf("two members agree the leader is not %s", m.label()))
-	if !p.Options.SkipSnapshot {
-		if p.snapshotFirst() {
-			add(StepSnapshot, fmt.Sprintf("stream a snapshot from a healthy voter other than %s to %s", m.label(), p.snapshotDir()),
-				"the source voter is healthy", "the snapshot is non-empty and its sha256 trailer verifies")
-		} else {
-			add(StepSnapshot, fmt.Sprintf("start streaming a snapshot from a healthy follower other than %s to %s; it streams while the member moves", m.label(), p.snapshotDir()),
-				"the source voter is healthy", "release-volume deletes the old volume only after the snapshot's sha256 trailer verified")
-		}
-	}
-	if !p.Options.SkipCordon && m.Node != "" {
-		add(StepCordon, fmt.Sprintf("cordon %s so the new pod cannot land there again", m.Node),
-			"none (a node cordoned before is left cordoned afterwards)", fmt.Sprintf("%s is unschedulable", m.Node))
-	}
-	if p.Layout.operatorManaged() {
-		p.buildV1alpha2(add)
-	} else {
-		p.buildStatefulSet(add)
-	}
-	add(StepVerify, "check every member is a voter, one agreed leader, HashKV equal at a common revision, the pod Ready on "+p.TargetNode,
-		"the new member is a voter", "all of the above")
-	if !p.Layout.operatorManaged() {
-		act := "delete the old volume, kept since stop-member (reclaim policy back to Delete, so its provisioner reclaims it)"
-		if !p.Options.SkipSnapshot && !p.snapshotFirst() {
-			act = "wait for the snapshot to verify (take it now if it failed), then " + act
-		}
-		add(StepReleaseVolume, act, "verify passed", "the snapshot is recorded; the old volume is gone or being reclaimed")
-	}
-	if p.Layout.operatorManaged() {
-		add(StepUnpinPlacement, "restore EtcdCluster "+p.Cluster+"'s own affinity", "none", "the spec affinity equals the recorded original")
-	}
-	if !p.Options.SkipCordon && m.Node != "" {
-		add(StepUncordon, fmt.Sprintf("uncordon %s (only if this relocation cordoned it)", m.Node), "none", m.Node+" is schedulable again")
-	}
-	add(StepFinish, "delete ConfigMap "+cm, "verify passed", "the ConfigMap is gone")
-	p.MinFaultTolerance = before.FaultTolerance()
-	for _, s := range p.Steps {
-		p.MinFaultTolerance = min(p.MinFaultTolerance, s.After.FaultTolerance())
-	}
+	p.MinFaultTolerance = p.addSteps(before)
 	p.Guarantee = fmt.Sprintf("quorum is kept at every step; no member votes before it has caught up (it joins as a learner); "+
 		"fault tolerance goes from %d to %d while the member is out (from stopping it to promoting its replacement), then back to %d. "+
 		"On a pod or catch-up timeout the learner is removed again and the cluster keeps %d voters; the old member is never re-added",
@@ -269,49 +209,6 @@ func (p *Plan) build() {
 			p.Guarantee += " and the snapshot has verified"
 		}
 	}
-}
-
-// addFunc appends a step of kind to a plan, in the plan's own words; its
-// effect on the membership is stepTable's.
-type addFunc func(kind StepKind, action, pre, check string)
-
-func (p *Plan) buildStatefulSet(add addFunc) {
-	m := p.Member
-	add(StepStopMember,
-		fmt.Sprintf("set the reclaim policy of the old volume to Retain, put a hold finalizer on PVC %s and delete it, then delete pod %s (etcd stops gracefully); the held claim keeps any new pod from starting", m.PVC, m.Pod),
-		fmt.Sprintf("every other voter healthy; %s not the leader", m.label()),
-		"the old pod is gone (by UID) and the old claim is deleted but held")
-	add(StepRemoveMember,
-		fmt.Sprintf("MemberRemove %s; retry \"unhealthy cluster\"; settle an ambiguous result by re-reading MemberList", FormatID(m.ID)),
-		"the member is stopped; every other voter healthy",
-		"the ID is gone from MemberList and the remaining voters agree on a leader")
-	add(StepAddLearner,
-		fmt.Sprintf("MemberAddAsLearner %s; retry \"unhealthy cluster\"; settle \"peer URL exists\" by MemberList", m.PeerURL),
-		"no learner in the cluster; the old ID is absent", "MemberList shows the URL as a learner with a new ID")
-	add(StepClaimOnTarget,
-		fmt.Sprintf("release the old claim (its volume stays, Released) and create PVC %s pinned to %s (pre-bound to a local volume there, or annotated volume.kubernetes.io/selected-node)", m.PVC, p.TargetNode),
-		"the old ID is out of etcd and the learner is registered", fmt.Sprintf("the claim exists and targets %s", p.TargetNode))
-	add(StepWaitPod, fmt.Sprintf("wait for pod %s running on %s", m.Pod, p.TargetNode),
-		"the learner is registered", "Status on the pod reports a learner with the new member ID and the same cluster ID")
-	add(StepCatchUp, "wait until the learner has applied the leader's committed index",
-		"the learner runs", "learner applied index ≥ leader committed index sampled when the wait began")
-	add(StepPromote, "MemberPromote; retry while etcd answers \"not in sync\"; settle \"not a learner\" by MemberList",
-		"the learner has caught up", "MemberList shows a voter and the member's own Status says it is not a learner")
-}
-
-func (p *Plan) buildV1alpha2(add addFunc) {
-	m := p.Member
-	add(StepPinPlacement,
-		fmt.Sprintf("add a required node affinity for %s to EtcdCluster %s (restored afterwards)", p.TargetNode, p.Cluster),
-		"the EtcdCluster is not progressing", "the operator has adopted the spec")
-	add(StepDeleteEtcdMember,
-		fmt.Sprintf("delete EtcdMember %s; the operator's finalizer runs MemberRemove, then its pod and claim are collected", m.EtcdMember),
-		"every other voter healthy; the PodDisruptionBudget allows a disruption", "the member ID is gone from MemberList")
-	add(StepWaitReplacement,
-		fmt.Sprintf("wait for the operator's replacement EtcdMember to join as a learner on %s", p.TargetNode),
-		"the old member is gone", "a new learner runs on "+p.TargetNode)
-	add(StepWaitVoter, "wait for the operator to promote the replacement",
-		"the replacement runs", "MemberList shows it as a voter")
 }
 
 func (m MemberRef) label() string {

@@ -156,33 +156,7 @@ func restorePreflight(s *State, cp *Checkpoint, node string) error {
 func (p *Plan) buildRestore() {
 	m := p.Member
 	before := Membership{Voters: p.Voters - 1, Healthy: p.Voters - 1}
-	add := p.stepAdder(before)
-	cm := p.Namespace + "/" + checkpointName(p.Cluster)
-	add(StepCheckpoint, fmt.Sprintf("mark the rolled-back checkpoint %s as restoring on %s", cm, p.TargetNode),
-		"the checkpoint is rolled back (or restoring on the same node)", "the ConfigMap reads back")
-	add(StepClearMember, fmt.Sprintf("hold and delete what is left of pod %s and claim %s (by UID)", m.Pod, m.PVC),
-		"no member with peer URL "+m.PeerURL+" yet", "the pod is gone and the claim is gone or held")
-	add(StepAddLearner, fmt.Sprintf("MemberAddAsLearner %s; settle \"peer URL exists\" by MemberList", m.PeerURL),
-		"no learner in the cluster", "MemberList shows the URL as a learner with a new ID")
-	add(StepClaimOnTarget, fmt.Sprintf("release the held claim and create PVC %s pinned to %s", m.PVC, p.TargetNode),
-		"the learner is registered", fmt.Sprintf("the claim exists and targets %s", p.TargetNode))
-	add(StepWaitPod, fmt.Sprintf("wait for pod %s running on %s", m.Pod, p.TargetNode),
-		"the learner is registered", "Status on the pod reports a learner with the new member ID and the same cluster ID")
-	add(StepCatchUp, "wait until the learner has applied the leader's committed index",
-		"the learner runs", "learner applied index ≥ leader committed index sampled when the wait began")
-	add(StepPromote, "MemberPromote; retry while etcd answers \"not in sync\"",
-		"the learner has caught up", "MemberList shows a voter and the member's own Status says it is not a learner")
-	add(StepVerify, fmt.Sprintf("check %d voters, one agreed leader, HashKV equal at a common revision, the pod Ready on %s", p.Voters, p.TargetNode),
-		"the new member is a voter", "all of the above")
-	if m.PV != "" {
-		add(StepReleaseVolume, "let the old member's retained volume "+m.PV+" go (reclaim policy back to Delete)",
-			"verify passed", "the snapshot is recorded; the old volume is gone or being reclaimed")
-	}
-	add(StepFinish, "delete ConfigMap "+cm, "verify passed", "the ConfigMap is gone")
-	p.MinFaultTolerance = before.FaultTolerance()
-	for _, s := range p.Steps {
-		p.MinFaultTolerance = min(p.MinFaultTolerance, s.After.FaultTolerance())
-	}
+	p.MinFaultTolerance = p.addSteps(before)
 	p.Guarantee = fmt.Sprintf("restores the replica %s lost by a rolled-back relocation: it joins as a learner and votes only once caught up; "+
 		"fault tolerance stays %d until the promotion, then %d. On a pod or catch-up timeout the learner is removed again and the cluster keeps %d voters",
 		m.label(), before.FaultTolerance(), Membership{Voters: p.Voters, Healthy: p.Voters}.FaultTolerance(), p.Voters-1)
@@ -191,7 +165,7 @@ func (p *Plan) buildRestore() {
 // restoreCheckpoint is the checkpoint step of a restore plan: it turns the
 // rolled-back checkpoint into a restoring one on the plan's node (with the
 // revision to verify the keys at), or finds the restore already recorded.
-func (x *run) restoreCheckpoint(ctx context.Context) (string, bool, error) {
+func restoreCheckpoint(ctx context.Context, x *run) (string, bool, error) {
 	name := checkpointName(x.p.Cluster)
 	cm, err := x.r.cfg.Kube.CoreV1().ConfigMaps(x.p.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -226,28 +200,4 @@ func (x *run) restoreCheckpoint(ctx context.Context) (string, bool, error) {
 		return "", false, err
 	}
 	return "checkpoint " + name + " marked restoring on " + x.p.TargetNode, false, nil
-}
-
-// clearMember deletes the pod and claim that a failed attempt left under
-// the member's names, unless the restored member is registered already
-// (then they are its own).
-func (x *run) clearMember(ctx context.Context) (string, bool, error) {
-	ms, err := x.mem.list(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	if m := x.newMember(ms); m != nil {
-		return "member " + FormatID(m.ID) + " is registered already", true, nil
-	}
-	pvcUID, podUID, err := x.uids(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	if pvcUID == "" && podUID == "" {
-		return "no pod or claim left", true, nil
-	}
-	if err := x.holdAndDelete(ctx, pvcUID, podUID); err != nil {
-		return "", false, err
-	}
-	return fmt.Sprintf("deleted pod %s and claim %s (held)", x.p.Member.Pod, x.p.Member.PVC), false, nil
 }

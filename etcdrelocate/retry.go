@@ -53,18 +53,23 @@ const (
 
 // retry calls attempt until it reports done, returns a non-transient error,
 // the bound passes (ErrTimeout, wrapping the last error) or ctx ends.
-func retry(ctx context.Context, bound time.Duration, what string, attempt func(ctx context.Context) (bool, error)) error {
-	return retryWake(ctx, bound, what, nil, attempt)
+// It consults w as retryWake says (a nil w: none).
+func (w *stallWatch) retry(ctx context.Context, bound time.Duration, what string, attempt func(ctx context.Context) (bool, error)) error {
+	return retryWake(ctx, w, bound, what, nil, attempt)
+}
+
+// retryWake is retryWake that consults w (a nil w: none).
+func (w *stallWatch) retryWake(ctx context.Context, bound time.Duration, what string, wake <-chan struct{}, attempt func(ctx context.Context) (bool, error)) error {
+	return retryWake(ctx, w, bound, what, wake, attempt)
 }
 
 // retryWake is retry that also tries again as soon as wake delivers (a
-// watch event on the objects the attempt reads). Under Execute, an attempt
-// that did not succeed also asks the run's stallWatch whether a member has
+// watch event on the objects the attempt reads). With a stallWatch sw (a
+// run's waits), an attempt that did not succeed also asks it whether a member has
 // stopped answering: time spent while one has does not count against
 // bound, and a stall past the budget ends the wait with its *StalledError.
-func retryWake(ctx context.Context, bound time.Duration, what string, wake <-chan struct{}, attempt func(ctx context.Context) (bool, error)) error {
+func retryWake(ctx context.Context, sw *stallWatch, bound time.Duration, what string, wake <-chan struct{}, attempt func(ctx context.Context) (bool, error)) error {
 	deadline := time.Now().Add(bound)
-	sw := stallWatchFrom(ctx)
 	wait := pollMin
 	// last is when the previous check ended: while a member is stalled
 	// the time since (attempt, check and the pause before) is added back.

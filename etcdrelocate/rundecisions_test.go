@@ -127,7 +127,7 @@ func TestCatchUpDecisions(t *testing.T) {
 			f := newFakeEtcd(3)
 			tt.setup(f)
 			x := fakeRun(t, f)
-			msg, skipped, err := x.catchUp(context.Background())
+			msg, skipped, err := catchUpStep{}.Run(context.Background(), x)
 			if tt.want != nil {
 				require.ErrorIs(t, err, tt.want)
 				return
@@ -195,7 +195,7 @@ func TestSnapshotSourceDecisions(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(f)
 			}
-			src, err := fakeRun(t, f).snapshotSource(context.Background())
+			src, err := snapshotSource(context.Background(), fakeRun(t, f))
 			if tt.err != nil {
 				require.ErrorIs(t, err, tt.err)
 				return
@@ -211,17 +211,17 @@ func TestResumeDecisions(t *testing.T) {
 	f := newFakeEtcd(3)
 	replaced(f, true, 0)
 	x := fakeRun(t, f)
-	msg, skipped, err := x.removeMember(context.Background())
+	msg, skipped, err := removeMemberStep{}.Run(context.Background(), x)
 	require.NoError(t, err)
 	require.True(t, skipped, msg)
-	msg, skipped, err = x.addLearner(context.Background())
+	msg, skipped, err = addLearnerStep{}.Run(context.Background(), x)
 	require.NoError(t, err)
 	require.True(t, skipped, msg)
 	require.Equal(t, uint64(0x900), x.learner)
 	require.Zero(t, f.count("add"), "no second learner")
 
 	f.set(func(f *fakeEtcd) { f.byID(0x900).IsLearner = false })
-	msg, skipped, err = x.promote(context.Background())
+	msg, skipped, err = promoteStep{}.Run(context.Background(), x)
 	require.NoError(t, err)
 	require.True(t, skipped, msg)
 	require.Zero(t, f.count("promote"))

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -20,23 +21,37 @@ import (
 // match its content.
 var ErrSnapshotCorrupt = errors.New("etcdrelocate: snapshot checksum mismatch")
 
+// snapshotFile is a snapshot on disk that verified: its path, size and
+// the SHA-256 of the whole file (hex), as the checkpoint records them.
+type snapshotFile struct {
+	path   string
+	bytes  int64
+	sha256 string
+}
+
 // takeSnapshot streams a snapshot from the single member at endpoint to a
 // new file in dir and checks the sha256 that etcd appends to the stream
-// (the check etcdutl snapshot restore does). It returns the file's path and
-// size. A partial file is removed. It reads the gRPC stream itself rather
-// than through clientv3's pipe, which copies every byte once more.
-func takeSnapshot(ctx context.Context, conn *connector, endpoint, dir, name string) (string, int64, error) {
+// (the check etcdutl snapshot restore does). It returns the file's path,
+// size and digest. A partial file is removed. It reads the gRPC stream
+// itself rather than through clientv3's pipe, which copies every byte once
+// more.
+func takeSnapshot(ctx context.Context, conn *connector, endpoint, dir, name string) (snapshotFile, error) {
+	path, n, sum, err := streamSnapshot(ctx, conn, endpoint, dir, name)
+	return snapshotFile{path: path, bytes: n, sha256: sum}, err
+}
+
+func streamSnapshot(ctx context.Context, conn *connector, endpoint, dir, name string) (string, int64, string, error) {
 	cli, err := conn.client(endpoint)
 	if err != nil {
-		return "", 0, err
+		return "", 0, "", err
 	}
 	defer cli.Close()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", 0, fmt.Errorf("snapshot: %w", err)
+		return "", 0, "", fmt.Errorf("snapshot: %w", err)
 	}
 	f, err := os.CreateTemp(dir, name+"-*.db.part")
 	if err != nil {
-		return "", 0, fmt.Errorf("snapshot: %w", err)
+		return "", 0, "", fmt.Errorf("snapshot: %w", err)
 	}
 	done := false
 	defer func() {
@@ -49,9 +64,9 @@ func takeSnapshot(ctx context.Context, conn *connector, endpoint, dir, name stri
 	defer cancel()
 	stream, err := pb.NewMaintenanceClient(cli.ActiveConnection()).Snapshot(sctx, &pb.SnapshotRequest{})
 	if err != nil {
-		return "", 0, fmt.Errorf("snapshot from %s: %w", endpoint, err)
+		return "", 0, "", fmt.Errorf("snapshot from %s: %w", endpoint, err)
 	}
-	th := &trailerHash{h: sha256.New()}
+	th, whole := &trailerHash{h: sha256.New()}, sha256.New()
 	w := bufio.NewWriterSize(f, 1<<20)
 	var n int64
 	for {
@@ -60,33 +75,34 @@ func takeSnapshot(ctx context.Context, conn *connector, endpoint, dir, name stri
 			break
 		}
 		if err != nil {
-			return "", 0, fmt.Errorf("snapshot from %s after %d bytes: %w", endpoint, n, err)
+			return "", 0, "", fmt.Errorf("snapshot from %s after %d bytes: %w", endpoint, n, err)
 		}
 		if _, err := w.Write(resp.Blob); err != nil {
-			return "", 0, fmt.Errorf("snapshot: %w", err)
+			return "", 0, "", fmt.Errorf("snapshot: %w", err)
 		}
 		th.Write(resp.Blob)
+		whole.Write(resp.Blob)
 		n += int64(len(resp.Blob))
 	}
 	if !th.ok() {
-		return "", 0, fmt.Errorf("%w: %d bytes from %s", ErrSnapshotCorrupt, n, endpoint)
+		return "", 0, "", fmt.Errorf("%w: %d bytes from %s", ErrSnapshotCorrupt, n, endpoint)
 	}
 	if err := w.Flush(); err != nil {
-		return "", 0, fmt.Errorf("snapshot: %w", err)
+		return "", 0, "", fmt.Errorf("snapshot: %w", err)
 	}
 	if err := f.Sync(); err != nil {
-		return "", 0, fmt.Errorf("snapshot: %w", err)
+		return "", 0, "", fmt.Errorf("snapshot: %w", err)
 	}
 	if err := f.Close(); err != nil {
-		return "", 0, fmt.Errorf("snapshot: %w", err)
+		return "", 0, "", fmt.Errorf("snapshot: %w", err)
 	}
 	path := filepath.Join(dir, name+".db")
 	if err := os.Rename(f.Name(), path); err != nil {
-		return "", 0, fmt.Errorf("snapshot: %w", err)
+		return "", 0, "", fmt.Errorf("snapshot: %w", err)
 	}
 	done = true
 	syncDir(dir)
-	return path, n, nil
+	return path, n, hex.EncodeToString(whole.Sum(nil)), nil
 }
 
 // syncDir makes a rename in dir durable, where the platform allows.
@@ -102,8 +118,7 @@ func syncDir(dir string) {
 type bgSnapshot struct {
 	src  string
 	done chan struct{}
-	path string
-	n    int64
+	file snapshotFile
 	err  error
 }
 
@@ -111,44 +126,9 @@ func startSnapshot(ctx context.Context, conn *connector, endpoint, dir, name, sr
 	b := &bgSnapshot{src: src, done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
-		b.path, b.n, b.err = takeSnapshot(ctx, conn, endpoint, dir, name)
+		b.file, b.err = takeSnapshot(ctx, conn, endpoint, dir, name)
 	}()
 	return b
-}
-
-// snapshot is the snapshot step. In the StatefulSet layout the snapshot
-// streams in the background while the member moves: the old member's volume
-// is kept (reclaim policy Retain) until release-volume, which deletes it
-// only once the snapshot has verified, so the data always exists in a form
-// outside the cluster's voters. With Options.SnapshotFirst, and in the
-// v1alpha2 layouts (the operator deletes the old claim), the snapshot
-// completes before anything changes.
-func (x *run) snapshot(ctx context.Context) (string, bool, error) {
-	if x.cp.SnapshotPath != "" {
-		x.res.SnapshotPath = x.cp.SnapshotPath
-		return "taken earlier: " + x.cp.SnapshotPath, true, nil
-	}
-	src, err := x.snapshotSource(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	dir := x.p.Options.SnapshotDir
-	if dir == "" {
-		dir = defaultSnapshotDir()
-	}
-	name := snapshotName(x.p)
-	if !x.p.snapshotFirst() {
-		x.snap = startSnapshot(x.bg, x.conn, src.ClientURLs[0], dir, name, memberLabel(src))
-		return fmt.Sprintf("streaming from %s to %s in the background; the old volume stays until it verifies", memberLabel(src), dir), false, nil
-	}
-	path, n, err := takeSnapshot(ctx, x.conn, src.ClientURLs[0], dir, name)
-	if err != nil {
-		return "", false, err
-	}
-	if err := x.recordSnapshot(ctx, path, n); err != nil {
-		return "", false, err
-	}
-	return fmt.Sprintf("%d bytes from %s to %s", n, memberLabel(src), path), false, nil
 }
 
 func defaultSnapshotDir() string { return os.TempDir() }
@@ -156,47 +136,6 @@ func defaultSnapshotDir() string { return os.TempDir() }
 // snapshotName is the snapshot file's name, without the extension.
 func snapshotName(p *Plan) string {
 	return fmt.Sprintf("etcd-%s-%s-%s", p.Namespace, p.Cluster, time.Now().UTC().Format("20060102T150405Z"))
-}
-
-// snapshotSource picks a healthy voter other than the moved member: a
-// follower where there is one (the leader streams the learner's data
-// later), the most up-to-date among equals.
-func (x *run) snapshotSource(ctx context.Context) (*pb.Member, error) {
-	ms, err := x.mem.list(ctx)
-	if err != nil {
-		return nil, err
-	}
-	sts := x.mem.voterStatuses(ctx, ms, x.p.Member.ID)
-	leader := agreedLeader(sts)
-	var src *pb.Member
-	for _, m := range ms {
-		st := sts[m.ID]
-		if st == nil || len(st.Errors) > 0 || m.ID == x.p.Member.ID {
-			continue
-		}
-		switch {
-		case src == nil, src.ID == leader && m.ID != leader:
-			src = m
-		case (src.ID == leader) == (m.ID == leader) && st.RaftAppliedIndex > sts[src.ID].RaftAppliedIndex:
-			src = m
-		}
-	}
-	if src == nil {
-		return nil, fmt.Errorf("%w: no healthy voter to take the snapshot from", ErrQuorumAtRisk)
-	}
-	return src, nil
-}
-
-// recordSnapshot records a verified snapshot in the result and the
-// checkpoint.
-func (x *run) recordSnapshot(ctx context.Context, path string, n int64) error {
-	x.res.SnapshotPath, x.res.SnapshotBytes = path, n
-	x.cp.SnapshotPath = path
-	if err := x.saveCheckpoint(ctx); err != nil {
-		return fmt.Errorf("record the snapshot: %w", err)
-	}
-	x.r.log.Info("snapshot verified", "path", path, "bytes", n)
-	return nil
 }
 
 // collectSnapshot records the background snapshot if it has finished; it
@@ -207,26 +146,9 @@ func (x *run) collectSnapshot(ctx context.Context) {
 	}
 	select {
 	case <-x.snap.done:
-		_ = x.finishSnapshot(ctx)
+		_ = finishSnapshot(ctx, x)
 	default:
 	}
-}
-
-// finishSnapshot records the finished background snapshot. A failed one
-// is logged and dropped: release-volume takes the snapshot again before
-// the old volume goes.
-func (x *run) finishSnapshot(ctx context.Context) error {
-	b := x.snap
-	x.snap = nil
-	if b.err != nil {
-		x.r.log.Warn("the background snapshot failed; it is taken again before the old volume goes", "source", b.src, "err", b.err)
-		return b.err
-	}
-	if err := x.recordSnapshot(ctx, b.path, b.n); err != nil {
-		x.r.log.Warn("could not record the snapshot", "path", b.path, "err", err)
-		return err
-	}
-	return nil
 }
 
 // joinSnapshot waits for the background snapshot, unless ctx ends first,
@@ -237,7 +159,7 @@ func (x *run) joinSnapshot(ctx context.Context) {
 	}
 	select {
 	case <-x.snap.done:
-		_ = x.finishSnapshot(ctx)
+		_ = finishSnapshot(ctx, x)
 	case <-ctx.Done():
 	}
 }
@@ -267,4 +189,116 @@ func (t *trailerHash) Write(p []byte) (int, error) {
 
 func (t *trailerHash) ok() bool {
 	return len(t.tail) == sha256.Size && bytes.Equal(t.h.Sum(nil), t.tail)
+}
+
+// snapshotSource picks a healthy voter other than the moved member: a
+// follower where there is one (the leader streams the learner's data
+// later), the most up-to-date among equals.
+func snapshotSource(ctx context.Context, x *run) (*pb.Member, error) {
+	ms, err := x.mem.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sts := x.mem.voterStatuses(ctx, ms, x.p.Member.ID)
+	leader := agreedLeader(sts)
+	var src *pb.Member
+	for _, m := range ms {
+		st := sts[m.ID]
+		if st == nil || len(st.Errors) > 0 || m.ID == x.p.Member.ID {
+			continue
+		}
+		switch {
+		case src == nil, src.ID == leader && m.ID != leader:
+			src = m
+		case (src.ID == leader) == (m.ID == leader) && st.RaftAppliedIndex > sts[src.ID].RaftAppliedIndex:
+			src = m
+		}
+	}
+	if src == nil {
+		return nil, fmt.Errorf("%w: no healthy voter to take the snapshot from", ErrQuorumAtRisk)
+	}
+	return src, nil
+}
+
+// recordSnapshot records a verified snapshot in the result and the
+// checkpoint.
+func recordSnapshot(ctx context.Context, x *run, f snapshotFile) error {
+	x.res.SnapshotPath, x.res.SnapshotBytes = f.path, f.bytes
+	x.cp.SnapshotPath, x.cp.SnapshotBytes, x.cp.SnapshotSHA256 = f.path, f.bytes, f.sha256
+	if err := x.saveCheckpoint(ctx); err != nil {
+		return fmt.Errorf("record the snapshot: %w", err)
+	}
+	x.r.log.Info("snapshot verified", "path", f.path, "bytes", f.bytes, "sha256", f.sha256)
+	return nil
+}
+
+// finishSnapshot records the finished background snapshot. A failed one
+// is logged and dropped: release-volume takes the snapshot again before
+// the old volume goes.
+func finishSnapshot(ctx context.Context, x *run) error {
+	b := x.snap
+	x.snap = nil
+	if b.err != nil {
+		x.r.log.Warn("the background snapshot failed; it is taken again before the old volume goes", "source", b.src, "err", b.err)
+		return b.err
+	}
+	if err := recordSnapshot(ctx, x, b.file); err != nil {
+		x.r.log.Warn("could not record the snapshot", "path", b.file.path, "err", err)
+		return err
+	}
+	return nil
+}
+
+// checkSnapshotFile reports why the snapshot file cp records cannot be
+// relied on, nil if it can: it is a regular file with the size and the
+// SHA-256 recorded when it verified.
+func checkSnapshotFile(cp *Checkpoint) error {
+	if cp.SnapshotSHA256 == "" {
+		return errors.New("the checkpoint records no size and SHA-256 for it")
+	}
+	f, err := os.Open(cp.SnapshotPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return err
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", cp.SnapshotPath)
+	case st.Size() != cp.SnapshotBytes:
+		return fmt.Errorf("%d bytes, %d recorded", st.Size(), cp.SnapshotBytes)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != cp.SnapshotSHA256 {
+		return fmt.Errorf("SHA-256 %s, %s recorded", got, cp.SnapshotSHA256)
+	}
+	return nil
+}
+
+// proveSnapshot re-proves the snapshot the checkpoint records before a run
+// relies on it. A file that still matches is reported in the result (with
+// its size); otherwise the record is dropped, in the checkpoint too, so
+// that the snapshot is taken again, and why is returned.
+func proveSnapshot(ctx context.Context, x *run) (string, error) {
+	if x.cp.SnapshotPath == "" {
+		return "", nil
+	}
+	cerr := checkSnapshotFile(x.cp)
+	if cerr == nil {
+		x.res.SnapshotPath, x.res.SnapshotBytes = x.cp.SnapshotPath, x.cp.SnapshotBytes
+		return "", nil
+	}
+	why := fmt.Sprintf("the recorded snapshot %s cannot be relied on (%v)", x.cp.SnapshotPath, cerr)
+	x.r.log.Warn("the recorded snapshot cannot be relied on; it is taken again", "path", x.cp.SnapshotPath, "reason", cerr)
+	x.cp.SnapshotPath, x.cp.SnapshotBytes, x.cp.SnapshotSHA256 = "", 0, ""
+	x.res.SnapshotPath, x.res.SnapshotBytes = "", 0
+	if err := x.saveCheckpoint(ctx); err != nil {
+		return "", fmt.Errorf("drop the record of the unusable snapshot: %w", err)
+	}
+	return why, nil
 }

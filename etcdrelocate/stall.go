@@ -97,7 +97,11 @@ func (o Options) stallBudget() time.Duration {
 // of the executor (retryWake) consult it after every attempt that did not
 // succeed.
 type stallWatch struct {
-	x      *run
+	// r reports (its progress events and log), p is the plan run, mem
+	// reaches the members.
+	r      *Relocator
+	p      *Plan
+	mem    *memberOps
 	budget time.Duration
 
 	mu sync.Mutex
@@ -119,21 +123,12 @@ type stallWatch struct {
 	failed *StalledError
 }
 
-func newStallWatch(x *run) *stallWatch {
-	return &stallWatch{x: x, budget: x.p.Options.stallBudget(), answered: map[uint64]bool{},
+// newStallWatch returns the stall watch of a run of p; the membership
+// operations of mem (and every wait of the run) consult it from then on.
+func newStallWatch(r *Relocator, p *Plan, mem *memberOps) *stallWatch {
+	w := &stallWatch{r: r, p: p, mem: mem, budget: p.Options.stallBudget(), answered: map[uint64]bool{},
 		silent: map[uint64]time.Time{}, reported: map[uint64]time.Time{}}
-}
-
-type stallKey struct{}
-
-// withStallWatch returns ctx carrying w, so that every wait below it
-// consults w.
-func withStallWatch(ctx context.Context, w *stallWatch) context.Context {
-	return context.WithValue(ctx, stallKey{}, w)
-}
-
-func stallWatchFrom(ctx context.Context) *stallWatch {
-	w, _ := ctx.Value(stallKey{}).(*stallWatch)
+	mem.stall = w
 	return w
 }
 
@@ -148,7 +143,7 @@ func (w *stallWatch) enter(kind StepKind, index, total int) {
 // the moved member, or any member that answered earlier in this run (the
 // new member once it has started).
 func (w *stallWatch) expected(m *pb.Member) bool {
-	return (!m.IsLearner && m.ID != w.x.p.Member.ID) || w.answered[m.ID]
+	return (!m.IsLearner && m.ID != w.p.Member.ID) || w.answered[m.ID]
 }
 
 // heard records that member id answered in this run (the new member
@@ -213,7 +208,7 @@ func (w *stallWatch) checkNow(ctx context.Context, force bool) (bool, error) {
 	defer func() {
 		w.mu.Unlock()
 		for _, e := range events {
-			w.x.r.emit(e)
+			w.r.emit(e)
 		}
 	}()
 	w.checked = now
@@ -226,7 +221,7 @@ func (w *stallWatch) checkNow(ctx context.Context, force bool) (bool, error) {
 		if answers[m.ID] {
 			if since, ok := w.silent[m.ID]; ok {
 				events = append(events, w.event(EventRecovered, m, now.Sub(since), "member %s answers again after %s"))
-				w.x.r.log.Warn("stalled member answers again", "member", memberLabel(m), "after", now.Sub(since).Round(time.Millisecond))
+				w.r.log.Warn("stalled member answers again", "member", memberLabel(m), "after", now.Sub(since).Round(time.Millisecond))
 				delete(w.silent, m.ID)
 				delete(w.reported, m.ID)
 			}
@@ -249,7 +244,7 @@ func (w *stallWatch) checkNow(ctx context.Context, force bool) (bool, error) {
 		if now.Sub(w.reported[m.ID]) >= stallReportEvery {
 			w.reported[m.ID] = now
 			events = append(events, w.event(EventStalled, m, d, "member %s stalled: no answer for %s; waiting up to "+w.budget.String()))
-			w.x.r.log.Warn("member stalled; waiting for it", "member", memberLabel(m), "for", d.Round(time.Millisecond), "budget", w.budget, "step", w.step)
+			w.r.log.Warn("member stalled; waiting for it", "member", memberLabel(m), "for", d.Round(time.Millisecond), "budget", w.budget, "step", w.step)
 		}
 	}
 	for id := range w.silent {
@@ -274,7 +269,7 @@ func (w *stallWatch) event(phase EventPhase, m *pb.Member, d time.Duration, form
 func (w *stallWatch) memberList(ctx context.Context) []*pb.Member {
 	cctx, cancel := context.WithTimeout(ctx, statusCall)
 	defer cancel()
-	resp, err := w.x.mem.api.MemberList(cctx, clientv3.WithSerializable())
+	resp, err := w.mem.api.MemberList(cctx, clientv3.WithSerializable())
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err == nil {
@@ -291,11 +286,11 @@ func (w *stallWatch) probe(ctx context.Context, ms []*pb.Member) map[uint64]bool
 	var wg sync.WaitGroup
 	for _, m := range ms {
 		url := w.clientURL(m)
-		if url == "" || m.ID == w.x.p.Member.ID {
+		if url == "" || m.ID == w.p.Member.ID {
 			continue
 		}
 		wg.Go(func() {
-			_, err := w.x.mem.status(ctx, url)
+			_, err := w.mem.status(ctx, url)
 			mu.Lock()
 			out[m.ID] = err == nil
 			mu.Unlock()
@@ -311,8 +306,8 @@ func (w *stallWatch) clientURL(m *pb.Member) string {
 	if len(m.ClientURLs) > 0 {
 		return m.ClientURLs[0]
 	}
-	if !w.x.p.Layout.operatorManaged() && len(m.PeerURLs) > 0 && sameURL(m.PeerURLs[0], w.x.p.Member.PeerURL) {
-		return clientURLFromPeer(w.x.p.Member.PeerURL)
+	if !w.p.Layout.operatorManaged() && len(m.PeerURLs) > 0 && sameURL(m.PeerURLs[0], w.p.Member.PeerURL) {
+		return clientURLFromPeer(w.p.Member.PeerURL)
 	}
 	return ""
 }
@@ -320,7 +315,7 @@ func (w *stallWatch) clientURL(m *pb.Member) string {
 // stalledError describes the stall of m and how to resume.
 func (w *stallWatch) stalledError(m *pb.Member, d time.Duration, ms []*pb.Member) *StalledError {
 	e := &StalledError{Step: w.step, MemberID: m.ID, Member: memberLabel(m), For: d, Budget: w.budget,
-		Checkpoint: w.x.p.Namespace + "/" + checkpointName(w.x.p.Cluster)}
+		Checkpoint: w.p.Namespace + "/" + checkpointName(w.p.Cluster)}
 	for _, mem := range ms {
 		if mem.IsLearner {
 			e.Learners++
@@ -331,7 +326,7 @@ func (w *stallWatch) stalledError(m *pb.Member, d time.Duration, ms []*pb.Member
 	e.Resume = fmt.Sprintf("once member %s answers again (if its process is stopped or hung, delete its pod so that it restarts), "+
 		"run Plan and Execute again (the same command): they resume from the checkpoint at step %s; "+
 		"raise Options.StallBudget to wait longer", e.Member, w.step)
-	w.x.r.log.Error("member stalled past the budget; stopping", "member", e.Member, "for", d.Round(time.Millisecond),
+	w.r.log.Error("member stalled past the budget; stopping", "member", e.Member, "for", d.Round(time.Millisecond),
 		"budget", w.budget, "step", w.step, "voters", e.Voters, "learners", e.Learners)
 	return e
 }

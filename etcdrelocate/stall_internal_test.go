@@ -24,9 +24,9 @@ func stallRun(t *testing.T, f *fakeEtcd, budget time.Duration) (*run, context.Co
 		events = append(events, e)
 	}
 	x.p.Options.StallBudget = budget
-	x.stall = newStallWatch(x)
+	x.stall = newStallWatch(x.r, x.p, x.mem)
 	x.stall.enter(StepCatchUp, 9, 15)
-	return x, withStallWatch(context.Background(), x.stall), func() []Event {
+	return x, context.Background(), func() []Event {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]Event(nil), events...)
@@ -58,7 +58,7 @@ func TestStallDecisions(t *testing.T) {
 			time.Sleep(1500 * time.Millisecond)
 			f.set(func(f *fakeEtcd) { f.status[0x102] = saved })
 		}()
-		msg, _, err := x.catchUp(ctx)
+		msg, _, err := catchUpStep{}.Run(ctx, x)
 		require.NoError(t, err, "the stall outlasted the 300ms bound but not the budget")
 		require.NotEmpty(t, msg)
 		ev := events()
@@ -78,7 +78,7 @@ func TestStallDecisions(t *testing.T) {
 		f.status[0x100] = nil // the leader
 		x, ctx, events := stallRun(t, f, 2*time.Second)
 		start := time.Now()
-		_, _, err := x.catchUp(ctx)
+		_, _, err := catchUpStep{}.Run(ctx, x)
 		require.ErrorIs(t, err, ErrStalled)
 		require.NotErrorIs(t, err, ErrTimeout, "not a timeout of the new member: no rollback")
 		var se *StalledError
@@ -98,7 +98,7 @@ func TestStallDecisions(t *testing.T) {
 		replaced(f, true, 0)
 		f.status[0x900] = nil
 		x, ctx, events := stallRun(t, f, time.Second)
-		_, _, err := x.catchUp(ctx)
+		_, _, err := catchUpStep{}.Run(ctx, x)
 		require.ErrorIs(t, err, ErrTimeout, "the catch-up bound applies")
 		require.Empty(t, events())
 	})

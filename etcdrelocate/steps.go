@@ -9,7 +9,6 @@ import (
 	"time"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -43,66 +42,6 @@ func memberLabel(m *pb.Member) string {
 	return FormatID(m.ID)
 }
 
-func (x *run) moveLeader(ctx context.Context) (string, bool, error) {
-	ms, err := x.mem.list(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	if !x.oldPresent(ms) {
-		return "the member is already removed", true, nil
-	}
-	moved, err := x.mem.moveLeaderAway(ctx, x.p.Member.ID)
-	if err != nil {
-		return "", false, err
-	}
-	if moved {
-		x.res.LeaderMoved = true
-		return "leadership moved to another voter", false, nil
-	}
-	return "the member does not lead", true, nil
-}
-
-func (x *run) cordon(ctx context.Context) (string, bool, error) {
-	nodes := x.r.cfg.Kube.CoreV1().Nodes()
-	node, err := nodes.Get(ctx, x.p.Member.Node, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return "node " + x.p.Member.Node + " is gone", true, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("get node: %w", err)
-	}
-	if node.Spec.Unschedulable {
-		if x.cp.CordonedSource {
-			return "cordoned by this relocation earlier", true, nil
-		}
-		return "was cordoned before; it stays cordoned afterwards", true, nil
-	}
-	// Record the intent first: a crash between the two writes then at worst
-	// uncordons a node that is schedulable anyway.
-	x.cp.CordonedSource = true
-	if err := x.saveCheckpoint(ctx); err != nil {
-		return "", false, err
-	}
-	if err := setUnschedulable(ctx, x.r.cfg.Kube, x.p.Member.Node, true); err != nil {
-		return "", false, err
-	}
-	return "cordoned " + x.p.Member.Node, false, nil
-}
-
-func (x *run) uncordon(ctx context.Context) (string, bool, error) {
-	if x.cp == nil || !x.cp.CordonedSource {
-		return "the source node was not cordoned by this relocation", true, nil
-	}
-	err := setUnschedulable(ctx, x.r.cfg.Kube, x.p.Member.Node, false)
-	if apierrors.IsNotFound(err) {
-		return "node " + x.p.Member.Node + " is gone", true, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	return "uncordoned " + x.p.Member.Node, false, nil
-}
-
 // setUnschedulable cordons (on) or uncordons node.
 func setUnschedulable(ctx context.Context, kube kubernetes.Interface, node string, on bool) error {
 	patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%t}}`, on)
@@ -122,7 +61,7 @@ const syncSlack = 100
 // Status without errors, they agree on a leader, and each has applied the
 // leader's committed index within syncSlack.
 func (x *run) othersHealthy(ctx context.Context) error {
-	return retry(ctx, x.r.t.Membership, "wait for the other voters to be healthy", func(ctx context.Context) (bool, error) {
+	return x.stall.retry(ctx, x.r.t.Membership, "wait for the other voters to be healthy", func(ctx context.Context) (bool, error) {
 		ms, err := x.mem.list(ctx)
 		if err != nil {
 			return false, err
@@ -154,51 +93,6 @@ func (x *run) othersHealthy(ctx context.Context) error {
 	})
 }
 
-func (x *run) removeMember(ctx context.Context) (string, bool, error) {
-	ms, err := x.mem.list(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	if !x.oldPresent(ms) {
-		return "already removed", true, nil
-	}
-	if err := x.othersHealthy(ctx); err != nil {
-		return "", false, err
-	}
-	// Leadership may have come back since move-leader (an election after
-	// a crash).
-	if _, err := x.mem.moveLeaderAway(ctx, x.p.Member.ID); err != nil {
-		return "", false, err
-	}
-	if err := x.mem.remove(ctx, x.p.Member.ID); err != nil {
-		return "", false, err
-	}
-	if x.res.RemovedAt.IsZero() {
-		x.res.RemovedAt = time.Now()
-	}
-	if err := x.othersHealthy(ctx); err != nil {
-		return "", false, fmt.Errorf("after removal: %w", err)
-	}
-	return "removed member " + FormatID(x.p.Member.ID), false, nil
-}
-
-func (x *run) addLearner(ctx context.Context) (string, bool, error) {
-	ms, err := x.mem.list(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	if m := x.newMember(ms); m != nil {
-		x.learner, x.res.NewMemberID = m.ID, m.ID
-		return "already added as " + FormatID(m.ID), true, nil
-	}
-	id, err := x.mem.addLearner(ctx, x.p.Member.PeerURL, x.p.Member.ID)
-	if err != nil {
-		return "", false, err
-	}
-	x.learner, x.res.NewMemberID = id, id
-	return "learner " + FormatID(id) + " added", false, nil
-}
-
 // learnerID finds the new member's ID (a resumed run has not seen it).
 func (x *run) learnerID(ctx context.Context) (*pb.Member, []*pb.Member, error) {
 	ms, err := x.mem.list(ctx)
@@ -213,45 +107,6 @@ func (x *run) learnerID(ctx context.Context) (*pb.Member, []*pb.Member, error) {
 	return m, ms, nil
 }
 
-// catchUp waits until the learner has applied the leader's committed index
-// as sampled when the wait began.
-func (x *run) catchUp(ctx context.Context) (string, bool, error) {
-	m, ms, err := x.learnerID(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	if !m.IsLearner {
-		return "already a voter", true, nil
-	}
-	leader, err := x.agreedLeader(ctx, ms, m.ID)
-	if err != nil {
-		return "", false, err
-	}
-	target := leader.RaftIndex
-	bound := x.r.t.catchUp(leader.DBSize)
-	var applied uint64
-	last := time.Now()
-	err = retry(ctx, bound, "learner catch-up", func(ctx context.Context) (bool, error) {
-		st, err := x.memberStatus(ctx, m)
-		if err != nil {
-			return false, keepTrying{err}
-		}
-		applied = st.RaftAppliedIndex
-		if time.Since(last) > 2*time.Second {
-			x.r.log.Info("learner catching up", "applied", applied, "target", target, "dbSize", st.DBSize)
-			last = time.Now()
-		}
-		if applied >= target {
-			return true, nil
-		}
-		return false, keepTrying{fmt.Errorf("learner applied %d of %d", applied, target)}
-	})
-	if err != nil {
-		return "", false, err
-	}
-	return fmt.Sprintf("applied index %d ≥ leader's %d", applied, target), false, nil
-}
-
 // agreedLeader waits (within Timeouts.Membership, and for a stalled voter
 // within the stall budget) until the voters other than skip agree on a
 // leader, and returns the leader's Status. A member that resumed after a
@@ -261,7 +116,7 @@ func (x *run) catchUp(ctx context.Context) (string, bool, error) {
 func (x *run) agreedLeader(ctx context.Context, ms []*pb.Member, skip uint64) (*MemberStatus, error) {
 	var leader *MemberStatus
 	var seen string
-	err := retry(ctx, x.r.t.Membership, "an agreed leader", func(ctx context.Context) (bool, error) {
+	err := x.stall.retry(ctx, x.r.t.Membership, "an agreed leader", func(ctx context.Context) (bool, error) {
 		if ms == nil {
 			var err error
 			if ms, err = x.mem.list(ctx); err != nil {
@@ -283,22 +138,7 @@ func (x *run) agreedLeader(ctx context.Context, ms []*pb.Member, skip uint64) (*
 
 // memberStatus asks one member for its Status on its own client URL.
 func (x *run) memberStatus(ctx context.Context, m *pb.Member) (*MemberStatus, error) {
-	return x.memberStatusWithin(ctx, m, statusCall)
-}
-
-// memberStatusWithin is memberStatus with a bound of its own: a member that
-// is not serving yet answers the moment it starts.
-func (x *run) memberStatusWithin(ctx context.Context, m *pb.Member, d time.Duration) (*MemberStatus, error) {
-	urls := m.ClientURLs
-	if len(urls) == 0 && x.p.Member.Pod != "" {
-		// A learner that has not published its attributes yet: use the
-		// URL its pod will serve.
-		urls = []string{clientURLFromPeer(x.p.Member.PeerURL)}
-	}
-	if len(urls) == 0 {
-		return nil, fmt.Errorf("member %s has no client URL yet", FormatID(m.ID))
-	}
-	return x.mem.statusWithin(ctx, urls[0], d)
+	return memberStatusWithin(ctx, x, m, statusCall)
 }
 
 // clientURLFromPeer turns https://host:2380 into https://host:2379.
@@ -308,36 +148,6 @@ func clientURLFromPeer(peer string) string {
 		return ""
 	}
 	return "https://" + h + ":" + clientPort
-}
-
-func (x *run) promote(ctx context.Context) (string, bool, error) {
-	m, _, err := x.learnerID(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	if !m.IsLearner {
-		x.res.PromotedAt = time.Now()
-		return "already a voter", true, nil
-	}
-	if err := x.mem.promote(ctx, m.ID, x.r.t.catchUp(0)); err != nil {
-		return "", false, err
-	}
-	x.res.PromotedAt = time.Now()
-	// Check on the member itself (etcd #18347: "member remains learner").
-	err = retry(ctx, x.r.t.Membership, "the member reports itself a voter", func(ctx context.Context) (bool, error) {
-		st, err := x.memberStatus(ctx, m)
-		if err != nil {
-			return false, keepTrying{err}
-		}
-		if st.IsLearner {
-			return false, keepTrying{errors.New("the member still reports IsLearner")}
-		}
-		return true, nil
-	})
-	if err != nil {
-		return "", false, err
-	}
-	return "member " + FormatID(m.ID) + " is a voter", false, nil
 }
 
 // leadersSeen describes which leader each voter reports, for errors.
@@ -354,4 +164,19 @@ func leadersSeen(ms []*pb.Member, sts map[uint64]*MemberStatus) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// memberStatusWithin is memberStatus with a bound of its own: a member that
+// is not serving yet answers the moment it starts.
+func memberStatusWithin(ctx context.Context, x *run, m *pb.Member, d time.Duration) (*MemberStatus, error) {
+	urls := m.ClientURLs
+	if len(urls) == 0 && x.p.Member.Pod != "" {
+		// A learner that has not published its attributes yet: use the
+		// URL its pod will serve.
+		urls = []string{clientURLFromPeer(x.p.Member.PeerURL)}
+	}
+	if len(urls) == 0 {
+		return nil, fmt.Errorf("member %s has no client URL yet", FormatID(m.ID))
+	}
+	return x.mem.statusWithin(ctx, urls[0], d)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,8 +18,15 @@ import (
 // errMisplaced reports a new claim or pod on another node than the target.
 var errMisplaced = errors.New("etcdrelocate: placed on the wrong node")
 
+// replaceHeld polls every replacePoll for up to replaceWindow (the old
+// claim's protection finalizer may take a moment to go).
+const (
+	replacePoll   = 10 * time.Millisecond
+	replaceWindow = 5 * time.Second
+)
+
 // uidOf returns the UID of the named pod or claim, "" if it does not exist.
-func (x *run) uids(ctx context.Context) (pvcUID, podUID string, err error) {
+func uids(ctx context.Context, x *run) (pvcUID, podUID string, err error) {
 	core := x.r.cfg.Kube.CoreV1()
 	pvc, err := core.PersistentVolumeClaims(x.p.Namespace).Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
 	switch {
@@ -39,140 +45,9 @@ func (x *run) uids(ctx context.Context) (pvcUID, podUID string, err error) {
 	return pvcUID, podUID, nil
 }
 
-// stopMember holds the old claim and deletes it, then deletes the old pod
-// (both by UID, so a replacement is never touched), and waits until the pod
-// is gone and the claim is deleted but held. The member's etcd stops
-// gracefully (clients move to other members, no request fails); its data
-// stays on the held claim, and no new pod can start on a claim being
-// deleted, so nothing can start under the old member ID.
-func (x *run) stopMember(ctx context.Context) (string, bool, error) {
-	state, err := x.storageState(ctx, x.p.Member.PVCUID, x.p.Member.PodUID)
-	if err != nil {
-		return "", false, err
-	}
-	if state.done() {
-		return "the old pod is gone and its claim " + state.claim(), true, nil
-	}
-	tl := newTimeline()
-	ms, err := x.mem.list(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	if x.oldPresent(ms) {
-		if err := x.othersHealthy(ctx); err != nil {
-			return "", false, err
-		}
-		tl.mark("others healthy")
-		if _, err := x.mem.moveLeaderAway(ctx, x.p.Member.ID); err != nil {
-			return "", false, err
-		}
-		tl.mark("not leading")
-		x.res.RemovedAt = time.Now()
-	}
-	if err := x.retainVolume(ctx); err != nil {
-		return "", false, err
-	}
-	tl.mark("volume retained")
-	if err := x.holdAndDelete(ctx, x.p.Member.PVCUID, x.p.Member.PodUID); err != nil {
-		return "", false, err
-	}
-	tl.mark("pod gone")
-	return fmt.Sprintf("pod %s deleted, claim %s deleted and held; %s", x.p.Member.Pod, x.p.Member.PVC, tl), false, nil
-}
-
-// claimOnTarget makes sure the member's claim will be provisioned on, or
-// bound to a volume of, the target node. The StatefulSet controller cannot
-// create the claim while the old one is held; the moment the hold is let
-// go it may, and the scheduler would then bind it wherever it first looks.
-// So the pinned claim is built first and created the instant the name is
-// free (replaceHeld), and a claim the controller still managed to create
-// unpinned is taken over (held and deleted, then replaced) before it
-// binds. A claim bound elsewhere anyway is errMisplaced: its learner is
-// removed and the move starts again (relocateAgain).
-func (x *run) claimOnTarget(ctx context.Context) (string, bool, error) {
-	var (
-		msg, released string
-		skipped       bool
-		claim         *corev1.PersistentVolumeClaim
-		how           string
-	)
-	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
-	pinned := func(ctx context.Context) (*corev1.PersistentVolumeClaim, error) {
-		if claim != nil {
-			return claim, nil
-		}
-		c, err := x.templateClaim(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if how, err = x.pin(ctx, c); err != nil {
-			return nil, err
-		}
-		claim = c
-		return claim, nil
-	}
-	err := retry(ctx, x.r.t.Pod, "claim on the target node", func(ctx context.Context) (bool, error) {
-		pvc, err := claims.Get(ctx, x.p.Member.PVC, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err), err == nil && pvc.DeletionTimestamp != nil && slices.Contains(pvc.Finalizers, holdFinalizer):
-			if node := x.misplacedPod(ctx); node != "" {
-				// A claim taken over too late: its pod was placed already.
-				return false, fmt.Errorf("pod %s: %w (%s)", x.p.Member.Pod, errMisplaced, node)
-			}
-			var old *corev1.PersistentVolumeClaim
-			if err == nil {
-				old, released = pvc, "released the held claim; "
-			}
-			c, err := pinned(ctx)
-			if err != nil {
-				return false, err
-			}
-			created, err := x.replaceHeld(ctx, old, c)
-			if err != nil || !created {
-				return false, keepTrying{lastErr(err)}
-			}
-			msg = released + "created " + c.Name + ", " + how + x.restartPendingPod(ctx)
-			return true, nil
-		case err != nil:
-			return false, keepTrying{err}
-		case pvc.DeletionTimestamp != nil:
-			return false, keepTrying{errors.New("a deleted claim is still present")}
-		case pvc.Spec.VolumeName != "":
-			node, err := x.volumeNode(ctx, pvc.Spec.VolumeName)
-			if err != nil {
-				return false, keepTrying{err}
-			}
-			if node != "" && node != x.p.TargetNode {
-				return false, fmt.Errorf("claim %s: %w (%s)", pvc.Name, errMisplaced, node)
-			}
-			msg, skipped = "claim bound on "+x.p.TargetNode, true
-			return true, nil
-		case pvc.Annotations[annSelectedNode] == x.p.TargetNode:
-			msg, skipped = "claim already pinned to "+x.p.TargetNode, true
-			return true, nil
-		default:
-			// The StatefulSet controller's claim, not bound yet: hold and
-			// delete it (the scheduler does not place a pod whose claim
-			// is being deleted), then replace it with the pinned one.
-			x.r.log.Info("taking over the StatefulSet's unpinned claim", "claim", pvc.Name)
-			if err := x.holdAndDeleteClaim(ctx, string(pvc.UID)); err != nil {
-				return false, keepTrying{err}
-			}
-			return false, keepTrying{errors.New("took over an unpinned claim")}
-		}
-	})
-	if errors.Is(err, errMisplaced) {
-		if err := x.relocateAgain(ctx); err != nil {
-			return "", false, err
-		}
-		return x.claimOnTarget(ctx)
-	}
-	return msg, skipped, err
-}
-
 // misplacedPod returns the node of the member's pod if a new pod is
 // placed on another node than the target, else "".
-func (x *run) misplacedPod(ctx context.Context) string {
+func misplacedPod(ctx context.Context, x *run) string {
 	pod, err := x.r.cfg.Kube.CoreV1().Pods(x.p.Namespace).Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
 	if err != nil || string(pod.UID) == x.p.Member.PodUID || pod.DeletionTimestamp != nil ||
 		pod.Spec.NodeName == "" || pod.Spec.NodeName == x.p.TargetNode {
@@ -186,10 +61,10 @@ func (x *run) misplacedPod(ctx context.Context) string {
 // the StatefulSet controller, which would create an unpinned claim, only
 // gets a moment. It reports false if another claim took the name (or the
 // old one stays, in use), for the caller to look at.
-func (x *run) replaceHeld(ctx context.Context, old, claim *corev1.PersistentVolumeClaim) (bool, error) {
+func replaceHeld(ctx context.Context, x *run, old, claim *corev1.PersistentVolumeClaim) (bool, error) {
 	claims := x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace)
 	if old != nil {
-		if err := x.setHold(ctx, string(old.UID), false); err != nil {
+		if err := setHold(ctx, x, string(old.UID), false); err != nil {
 			return false, err
 		}
 	}
@@ -219,17 +94,10 @@ func (x *run) replaceHeld(ctx context.Context, old, claim *corev1.PersistentVolu
 	}
 }
 
-// replaceHeld polls every replacePoll for up to replaceWindow (the old
-// claim's protection finalizer may take a moment to go).
-const (
-	replacePoll   = 10 * time.Millisecond
-	replaceWindow = 5 * time.Second
-)
-
 // holdAndDeleteClaim puts the hold on the claim with the UID and deletes
 // it.
-func (x *run) holdAndDeleteClaim(ctx context.Context, uid string) error {
-	if err := x.setHold(ctx, uid, true); err != nil {
+func holdAndDeleteClaim(ctx context.Context, x *run, uid string) error {
+	if err := setHold(ctx, x, uid, true); err != nil {
 		return err
 	}
 	u := types.UID(uid)
@@ -246,11 +114,11 @@ func (x *run) holdAndDeleteClaim(ctx context.Context, uid string) error {
 // such pods for up to seconds. The StatefulSet controller recreates it at
 // once, and a new pod is scheduled without delay. It never touches a pod
 // that has a node.
-func (x *run) restartPendingPod(ctx context.Context) string {
+func restartPendingPod(ctx context.Context, x *run) string {
 	pods := x.r.cfg.Kube.CoreV1().Pods(x.p.Namespace)
 	pod, err := pods.Get(ctx, x.p.Member.Pod, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return x.nudgeStatefulSet(ctx)
+		return nudgeStatefulSet(ctx, x)
 	}
 	if err != nil || pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil || string(pod.UID) == x.p.Member.PodUID {
 		return ""
@@ -266,7 +134,7 @@ func (x *run) restartPendingPod(ctx context.Context) string {
 // controller syncs now: it failed to recreate the pod while the claim was
 // held ("pvc is being deleted") and retries with a growing back-off.
 // Metadata changes do not roll the pods.
-func (x *run) nudgeStatefulSet(ctx context.Context) string {
+func nudgeStatefulSet(ctx context.Context, x *run) string {
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, "etcdrelocate.tenantkit.cozystack.io/nudged", time.Now().UTC().Format(time.RFC3339Nano))
 	_, err := x.r.cfg.Kube.AppsV1().StatefulSets(x.p.Namespace).Patch(ctx, x.p.Cluster, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
@@ -276,7 +144,7 @@ func (x *run) nudgeStatefulSet(ctx context.Context) string {
 	return "; nudged the StatefulSet controller"
 }
 
-func (x *run) volumeNode(ctx context.Context, pv string) (string, error) {
+func claimVolumeNode(ctx context.Context, x *run, pv string) (string, error) {
 	v, err := x.r.cfg.Kube.CoreV1().PersistentVolumes().Get(ctx, pv, metav1.GetOptions{})
 	if err != nil {
 		return "", fmt.Errorf("get volume %s: %w", pv, err)
@@ -286,7 +154,7 @@ func (x *run) volumeNode(ctx context.Context, pv string) (string, error) {
 
 // templateClaim builds the member's claim as the StatefulSet controller
 // would: from the volume claim template, with the selector's labels.
-func (x *run) templateClaim(ctx context.Context) (*corev1.PersistentVolumeClaim, error) {
+func templateClaim(ctx context.Context, x *run) (*corev1.PersistentVolumeClaim, error) {
 	sts, err := x.r.cfg.Kube.AppsV1().StatefulSets(x.p.Namespace).Get(ctx, x.p.Cluster, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("get statefulset: %w", err)
@@ -314,8 +182,8 @@ func (x *run) templateClaim(ctx context.Context) (*corev1.PersistentVolumeClaim,
 // pin steers a new claim to the target: pre-bound to a free local volume
 // there when the class has no provisioner, else annotated with the
 // selected node for the provisioner.
-func (x *run) pin(ctx context.Context, claim *corev1.PersistentVolumeClaim) (string, error) {
-	static, class, err := x.staticClass(ctx, claim)
+func pin(ctx context.Context, x *run, claim *corev1.PersistentVolumeClaim) (string, error) {
+	static, class, err := staticClass(ctx, x, claim)
 	if err != nil {
 		return "", err
 	}
@@ -326,7 +194,7 @@ func (x *run) pin(ctx context.Context, claim *corev1.PersistentVolumeClaim) (str
 		claim.Annotations[annSelectedNode] = x.p.TargetNode
 		return "annotated " + annSelectedNode + "=" + x.p.TargetNode, nil
 	}
-	pv, err := x.freeVolume(ctx, class, claim)
+	pv, err := freeVolume(ctx, x, class, claim)
 	if err != nil {
 		return "", err
 	}
@@ -336,7 +204,7 @@ func (x *run) pin(ctx context.Context, claim *corev1.PersistentVolumeClaim) (str
 
 // staticClass reports whether the claim's storage class uses statically
 // created volumes (provisioner kubernetes.io/no-provisioner).
-func (x *run) staticClass(ctx context.Context, claim *corev1.PersistentVolumeClaim) (bool, string, error) {
+func staticClass(ctx context.Context, x *run, claim *corev1.PersistentVolumeClaim) (bool, string, error) {
 	scs := x.r.cfg.Kube.StorageV1().StorageClasses()
 	name := ""
 	if claim.Spec.StorageClassName != nil {
@@ -364,7 +232,7 @@ func (x *run) staticClass(ctx context.Context, claim *corev1.PersistentVolumeCla
 
 // freeVolume returns the smallest Available volume of the class on the
 // target node that satisfies the claim.
-func (x *run) freeVolume(ctx context.Context, class string, claim *corev1.PersistentVolumeClaim) (string, error) {
+func freeVolume(ctx context.Context, x *run, class string, claim *corev1.PersistentVolumeClaim) (string, error) {
 	list, err := x.r.cfg.Kube.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return "", fmt.Errorf("list volumes: %w", err)

@@ -5,63 +5,109 @@ import (
 	"fmt"
 )
 
-// stepDef is the one declaration of a step: its kind, what it does (the
-// table of steps in docs/etcdrelocate.md is checked against it), its
-// effect on etcd's membership (from which a plan works out the fault
-// tolerance each step leaves), the body the executor runs (it works out
-// whether its work is already done, so a re-run resumes), and whether a
-// timeout in it rolls the new member back. A plan lists steps by kind
-// with the words of its own member and target (Plan.build); the executor
-// runs and rolls back by this table alone.
-type stepDef struct {
+// step is one step of a relocation, declared in a file of its own
+// (step_*.go): what it does (the table of steps in docs/etcdrelocate.md is
+// drawn from it), its effect on etcd's membership (from which a plan works
+// out the fault tolerance each step leaves), whether a timeout in it rolls
+// the new member back, its words in a plan, and its body. Adding a step is
+// one file and one line in stepTable.
+type step interface {
+	// Info declares the step.
+	Info() stepInfo
+	// Text is the step in plan p's words; ok is false where p leaves the
+	// step out.
+	Text(p *Plan) (t stepText, ok bool)
+	// Run carries the step out. It works out first whether its work is
+	// already done (so a re-run resumes) and reports what it did and
+	// whether it skipped.
+	Run(ctx context.Context, x *run) (msg string, skipped bool, err error)
+}
+
+// stepInfo is what a step declares about itself.
+type stepInfo struct {
 	kind   StepKind
 	does   string
 	effect effect
-	run    func(*run, context.Context) (string, bool, error)
 	// rollsBack: a timeout of the new member here removes its learner
 	// again (StatefulSet layout; the operator owns v1alpha2 membership).
 	rollsBack bool
 }
 
-// stepTable declares every step, in the order a plan holds them.
-var stepTable = []stepDef{
-	{StepCheckpoint, "record the relocation (member, pod and claim UIDs, target) in the checkpoint ConfigMap", effectNone, (*run).checkpoint, false},
-	{StepClearMember, "restore only: hold and delete what is left of the removed member's pod and claim", effectNone, (*run).clearMember, false},
-	{StepMoveLeader, "move leadership away from the member", effectNone, (*run).moveLeader, false},
-	{StepSnapshot, "stream a snapshot from a healthy voter other than the member", effectNone, (*run).snapshot, false},
-	{StepCordon, "cordon the member's node", effectNone, (*run).cordon, false},
-	{StepPinPlacement, "v1alpha2: require the target node in the EtcdCluster's affinity", effectNone, (*run).pinPlacement, false},
-	{StepStopMember, "StatefulSet: retain the volume, hold and delete the claim, delete the pod", effectStopVoter, (*run).stopMember, false},
-	{StepRemoveMember, "StatefulSet: MemberRemove the stopped member", effectRemoveStopped, (*run).removeMember, false},
-	{StepDeleteEtcdMember, "v1alpha2: delete the EtcdMember; the operator removes the member", effectRemoveVoter, (*run).deleteEtcdMember, false},
-	{StepAddLearner, "StatefulSet: MemberAddAsLearner the member's peer URL", effectAddLearner, (*run).addLearner, false},
-	{StepClaimOnTarget, "StatefulSet: create the member's claim pinned to the target node", effectNone, (*run).claimOnTarget, true},
-	{StepWaitPod, "StatefulSet: wait for the new pod running on the target", effectNone, (*run).waitPod, true},
-	{StepCatchUp, "StatefulSet: wait until the learner has applied the leader's committed index", effectNone, (*run).catchUp, true},
-	{StepPromote, "StatefulSet: MemberPromote the learner", effectPromote, (*run).promote, true},
-	{StepWaitReplacement, "v1alpha2: wait for the operator's replacement learner on the target", effectAddLearner, (*run).waitReplacement, true},
-	{StepWaitVoter, "v1alpha2: wait for the operator to promote the replacement", effectPromote, (*run).waitVoter, true},
-	{StepVerify, "every member a voter, one leader, HashKV equal, the pod Ready on the target", effectNone, (*run).verify, false},
-	{StepReleaseVolume, "StatefulSet: once the snapshot verified, let the old volume go", effectNone, (*run).releaseVolume, false},
-	{StepUnpinPlacement, "v1alpha2: restore the EtcdCluster's own affinity", effectNone, (*run).unpinPlacement, false},
-	{StepUncordon, "uncordon the source node if this relocation cordoned it", effectNone, (*run).uncordon, false},
-	{StepFinish, "delete the checkpoint ConfigMap", effectNone, (*run).finish, false},
+// stepText is a step in a plan's words (Step's Action, Precondition and
+// Check).
+type stepText struct{ action, pre, check string }
+
+// stepTable lists every step, in the order a plan holds them. A plan holds
+// those whose Text includes them (Plan.build); the executor runs and rolls
+// back by this table alone.
+var stepTable = []step{
+	checkpointStep{},
+	clearMemberStep{},
+	moveLeaderStep{},
+	snapshotStep{},
+	cordonStep{},
+	pinPlacementStep{},
+	stopMemberStep{},
+	removeMemberStep{},
+	deleteEtcdMemberStep{},
+	addLearnerStep{},
+	claimOnTargetStep{},
+	waitPodStep{},
+	catchUpStep{},
+	promoteStep{},
+	waitReplacementStep{},
+	waitVoterStep{},
+	verifyStep{},
+	releaseVolumeStep{},
+	unpinPlacementStep{},
+	uncordonStep{},
+	finishStep{},
 }
 
-// stepDefs indexes stepTable by kind.
-var stepDefs = func() map[StepKind]*stepDef {
-	m := make(map[StepKind]*stepDef, len(stepTable))
-	for i := range stepTable {
-		m[stepTable[i].kind] = &stepTable[i]
+// stepsByKind indexes stepTable by kind.
+var stepsByKind = func() map[StepKind]step {
+	m := make(map[StepKind]step, len(stepTable))
+	for _, s := range stepTable {
+		m[s.Info().kind] = s
 	}
 	return m
 }()
 
-// defOf returns the declaration of kind.
-func defOf(kind StepKind) (*stepDef, error) {
-	d, ok := stepDefs[kind]
+// stepOf returns the step of kind.
+func stepOf(kind StepKind) (step, error) {
+	s, ok := stepsByKind[kind]
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown step %q", ErrInvalidConfig, kind)
 	}
-	return d, nil
+	return s, nil
 }
+
+// addSteps appends to p the steps of stepTable that p holds, in p's words,
+// each with the membership it leaves, starting from before; it returns
+// the lowest fault tolerance any leaves (before's for none).
+func (p *Plan) addSteps(before Membership) int {
+	prev, low := before, before.FaultTolerance()
+	for _, s := range stepTable {
+		t, ok := s.Text(p)
+		if !ok {
+			continue
+		}
+		info := s.Info()
+		prev = prev.apply(info.effect)
+		p.Steps = append(p.Steps, Step{Kind: info.kind, After: prev, Action: t.action, Precondition: t.pre, Check: t.check})
+		low = min(low, prev.FaultTolerance())
+	}
+	return low
+}
+
+// checkpointRef names the checkpoint ConfigMap as namespace/name.
+func (p *Plan) checkpointRef() string { return p.Namespace + "/" + checkpointName(p.Cluster) }
+
+// cordons reports whether a relocation plan cordons the source node.
+func (p *Plan) cordons() bool { return !p.Restore && !p.Options.SkipCordon && p.Member.Node != "" }
+
+// statefulSetSteps reports whether p is a relocation in the StatefulSet
+// layout, operatorSteps one in a v1alpha2 layout.
+func (p *Plan) statefulSetSteps() bool { return !p.Restore && !p.Layout.operatorManaged() }
+
+func (p *Plan) operatorSteps() bool { return !p.Restore && p.Layout.operatorManaged() }

@@ -16,7 +16,8 @@ func stepTableMarkdown() string {
 		effectRemoveLearner: "removes the learner"}
 	var b strings.Builder
 	b.WriteString("| step | what it does | membership | a timeout rolls back |\n| --- | --- | --- | --- |\n")
-	for _, d := range stepTable {
+	for _, s := range stepTable {
+		d := s.Info()
 		rb := ""
 		if d.rollsBack {
 			rb = "yes"
@@ -47,10 +48,11 @@ func TestStepTable_documented(t *testing.T) {
 // table's order.
 func TestStepTable_plans(t *testing.T) {
 	index := map[StepKind]int{}
-	for i, d := range stepTable {
+	for i, s := range stepTable {
+		d := s.Info()
 		require.NotContains(t, index, d.kind, "declared twice")
 		index[d.kind] = i
-		require.NotNil(t, d.run, d.kind)
+		require.NotNil(t, s, d.kind)
 		require.NotEmpty(t, d.does, d.kind)
 	}
 	for _, p := range []*Plan{

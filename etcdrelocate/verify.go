@@ -94,6 +94,11 @@ func (r *Relocator) Verify(ctx context.Context, p *Plan) (*Verification, error) 
 	if p == nil {
 		return nil, errNil("*Plan")
 	}
+	return verifyWatched(ctx, r, p, nil)
+}
+
+// verifyWatched is Verify whose wait consults sw (the verify step's).
+func verifyWatched(ctx context.Context, r *Relocator, p *Plan, sw *stallWatch) (*Verification, error) {
 	var wake <-chan struct{}
 	podOnly := !p.Layout.operatorManaged() && p.Member.Pod != ""
 	if podOnly {
@@ -102,7 +107,7 @@ func (r *Relocator) Verify(ctx context.Context, p *Plan) (*Verification, error) 
 		wake = w
 	}
 	var v *Verification
-	err := retryWake(ctx, r.t.Pod, "verification", wake, func(ctx context.Context) (bool, error) {
+	err := sw.retryWake(ctx, r.t.Pod, "verification", wake, func(ctx context.Context) (bool, error) {
 		if podOnly && v != nil && v.etcdHeld() {
 			if err := r.verifyPod(ctx, p, v); err != nil {
 				return false, keepTrying{err}
@@ -261,14 +266,4 @@ func (r *Relocator) keysAt(ctx context.Context, namespace string, voters []Membe
 		count = resp.Count
 	}
 	return count, nil
-}
-
-// verify is the executor's verify step.
-func (x *run) verify(ctx context.Context) (string, bool, error) {
-	v, err := x.r.Verify(ctx, x.p)
-	x.res.Verification = v
-	if err != nil {
-		return "", false, err
-	}
-	return fmt.Sprintf("%d voters, HashKV equal at revision %d, pod Ready on %s", v.Voters, v.HashRevision, v.PodNode), false, nil
 }

@@ -18,7 +18,7 @@ import (
 
 // oldVolume returns the old member's volume if it still belongs to the old
 // claim (by UID), else nil.
-func (x *run) oldVolume(ctx context.Context) (*corev1.PersistentVolume, error) {
+func oldVolume(ctx context.Context, x *run) (*corev1.PersistentVolume, error) {
 	if x.p.Member.PV == "" {
 		return nil, nil
 	}
@@ -38,8 +38,8 @@ func (x *run) oldVolume(ctx context.Context) (*corev1.PersistentVolume, error) {
 // retainVolume records, then sets, reclaim policy Retain on the old
 // volume. A volume that is Retain already is left as it is (and deleted by
 // release-volume, as the relocation deletes its claim).
-func (x *run) retainVolume(ctx context.Context) error {
-	pv, err := x.oldVolume(ctx)
+func retainVolume(ctx context.Context, x *run) error {
+	pv, err := oldVolume(ctx, x)
 	if err != nil || pv == nil {
 		return err
 	}
@@ -54,10 +54,10 @@ func (x *run) retainVolume(ctx context.Context) error {
 			return err
 		}
 	}
-	return x.setReclaim(ctx, pv.Name, corev1.PersistentVolumeReclaimRetain)
+	return setReclaim(ctx, x, pv.Name, corev1.PersistentVolumeReclaimRetain)
 }
 
-func (x *run) setReclaim(ctx context.Context, pv string, policy corev1.PersistentVolumeReclaimPolicy) error {
+func setReclaim(ctx context.Context, x *run, pv string, policy corev1.PersistentVolumeReclaimPolicy) error {
 	patch := fmt.Appendf(nil, `{"spec":{"persistentVolumeReclaimPolicy":%q}}`, policy)
 	_, err := x.r.cfg.Kube.CoreV1().PersistentVolumes().Patch(ctx, pv, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
@@ -66,53 +66,9 @@ func (x *run) setReclaim(ctx context.Context, pv string, policy corev1.Persisten
 	return nil
 }
 
-// releaseVolume is the release-volume step: it makes sure the snapshot has
-// verified (waiting for the background one, or taking it now if that
-// failed or a resumed run has none), then lets the old volume go.
-func (x *run) releaseVolume(ctx context.Context) (string, bool, error) {
-	msg := ""
-	if !x.p.Options.SkipSnapshot && x.cp.SnapshotPath == "" {
-		if x.snap != nil {
-			select {
-			case <-x.snap.done:
-			case <-ctx.Done():
-				return "", false, ctx.Err()
-			}
-			_ = x.finishSnapshot(ctx)
-		}
-		if x.cp.SnapshotPath == "" {
-			if _, _, err := x.snapshotNow(ctx); err != nil {
-				return "", false, err
-			}
-		}
-		msg = "snapshot " + x.cp.SnapshotPath + " verified; "
-	}
-	pv, err := x.oldVolume(ctx)
-	switch {
-	case err != nil:
-		return "", false, err
-	case pv == nil:
-		return msg + "the old volume is gone", msg == "", nil
-	case pv.Name == x.cp.RetainedVolume:
-		if err := x.setReclaim(ctx, pv.Name, corev1.PersistentVolumeReclaimDelete); err != nil {
-			return "", false, err
-		}
-		return msg + "volume " + pv.Name + " back to reclaim policy Delete; its provisioner deletes it", false, nil
-	case pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimRetain:
-		// Retain was the volume's own policy: delete the volume object, as
-		// the relocation deleted its claim.
-		err := x.r.cfg.Kube.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &pv.UID}})
-		if err != nil && !apierrors.IsNotFound(err) {
-			return "", false, fmt.Errorf("delete volume %s: %w", pv.Name, err)
-		}
-		return msg + "retained volume " + pv.Name + " deleted", false, nil
-	}
-	return msg + "volume " + pv.Name + " is reclaimed by its provisioner", msg == "", nil
-}
-
 // snapshotNow takes the snapshot synchronously.
-func (x *run) snapshotNow(ctx context.Context) (string, int64, error) {
-	src, err := x.snapshotSource(ctx)
+func snapshotNow(ctx context.Context, x *run) (string, int64, error) {
+	src, err := snapshotSource(ctx, x)
 	if err != nil {
 		return "", 0, err
 	}
@@ -120,9 +76,9 @@ func (x *run) snapshotNow(ctx context.Context) (string, int64, error) {
 	if dir == "" {
 		dir = defaultSnapshotDir()
 	}
-	path, n, err := takeSnapshot(ctx, x.conn, src.ClientURLs[0], dir, snapshotName(x.p))
+	f, err := takeSnapshot(ctx, x.conn, src.ClientURLs[0], dir, snapshotName(x.p))
 	if err != nil {
 		return "", 0, err
 	}
-	return path, n, x.recordSnapshot(ctx, path, n)
+	return f.path, f.bytes, recordSnapshot(ctx, x, f)
 }

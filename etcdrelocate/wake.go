@@ -68,10 +68,10 @@ func follow(ctx context.Context, wi watch.Interface, notify func()) {
 }
 
 // podWatch and claimWatch watch the member's pod and claim.
-func (x *run) podWatch() watched {
+func podWatch(x *run) watched {
 	return watched{x.r.cfg.Kube.CoreV1().Pods(x.p.Namespace).Watch, x.p.Member.Pod}
 }
 
-func (x *run) claimWatch() watched {
+func claimWatch(x *run) watched {
 	return watched{x.r.cfg.Kube.CoreV1().PersistentVolumeClaims(x.p.Namespace).Watch, x.p.Member.PVC}
 }
