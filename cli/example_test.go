@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
@@ -50,10 +52,20 @@ func ExampleTable() {
 }
 
 // Step prints a progress line and, when the work ends, its outcome and how
-// long it took.
+// long it took. The time differs from run to run, so this example writes
+// to a buffer and prints the lines with it left out.
 func ExampleStep() {
-	step := cli.Step(os.Stdout, "placing the pods")
-	step.Done(nil) // prints "  ✓ placing the pods (…)" with the elapsed time
+	var out strings.Builder
+	step := cli.Step(&out, "placing the pods")
+	step.Done(nil) // "  ✓ placing the pods (1.2ms)"
+	step = cli.Step(&out, "draining gpu-a100")
+	step.Done(errors.New("pods left"))
+	fmt.Print(regexp.MustCompile(`\(\d[^)]*\)`).ReplaceAllString(out.String(), "(elapsed)"))
+	// Output:
+	//   … placing the pods
+	//   ✓ placing the pods (elapsed)
+	//   … draining gpu-a100
+	//   ✗ draining gpu-a100 (elapsed)
 }
 
 // Without --kubeconfig, Open starts the environment the tool passes (under

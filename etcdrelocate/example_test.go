@@ -14,7 +14,9 @@ import (
 
 // The flow against a cluster: plan, print the plan for a dry run, execute
 // it under the cluster's relocation Lease. Running it again resumes an
-// interrupted relocation.
+// interrupted relocation. It needs a live management cluster (restConfig),
+// so it is compiled but not run by go test and has no output to check;
+// PlanFor's example below prints a plan.
 func ExampleRelocator_Execute() {
 	ctx := context.Background()
 	var restConfig *rest.Config // the management cluster, e.g. from clientcmd

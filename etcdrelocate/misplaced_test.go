@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/cozystack/tenantkit/etcdrelocate"
 	"github.com/cozystack/tenantkit/etcdrelocate/etcdrelocatetest"
@@ -77,10 +78,17 @@ func (te *tenantEnv) stealClaim(t testing.TB, ctx context.Context, pod, source, 
 	kube := te.tenant.Kube()
 	claims := kube.CoreV1().PersistentVolumeClaims(te.tenant.Namespace)
 	name := etcdlayout.VolumeClaimTemplate + "-" + pod
-	held, err := claims.Get(ctx, name, metav1.GetOptions{})
-	require.NoError(t, err)
-	held.Finalizers = slices.DeleteFunc(held.Finalizers, func(f string) bool { return strings.HasPrefix(f, "etcdrelocate.") })
-	_, err = claims.Update(ctx, held, metav1.UpdateOptions{})
+	// The PV binder and the relocation write the claim too: on a conflict,
+	// read it again.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		held, err := claims.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		held.Finalizers = slices.DeleteFunc(held.Finalizers, func(f string) bool { return strings.HasPrefix(f, "etcdrelocate.") })
+		_, err = claims.Update(ctx, held, metav1.UpdateOptions{})
+		return err
+	})
 	require.NoError(t, err)
 	sts, err := kube.AppsV1().StatefulSets(te.tenant.Namespace).Get(ctx, etcdlayout.StatefulSetName, metav1.GetOptions{})
 	require.NoError(t, err)

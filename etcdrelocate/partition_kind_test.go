@@ -3,6 +3,7 @@ package etcdrelocate_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -266,13 +268,14 @@ func podOnWorker(t *testing.T, on map[string]string, controlPlane string, i int)
 	return pods[i%len(pods)]
 }
 
-// cordon cordons (or uncordons) node.
+// cordon cordons (or uncordons) node with a merge patch of
+// spec.unschedulable alone, as kubectl cordon does: the kubelet writes the
+// same Node all the while, so a Get-then-Update may meet "the object has
+// been modified" (seen on a quiet host).
 func cordon(t testing.TB, ctx context.Context, kube kubernetes.Interface, node string, on bool) {
 	t.Helper()
-	n, err := kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-	require.NoError(t, err)
-	n.Spec.Unschedulable = on
-	_, err = kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+	patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%t}}`, on)
+	_, err := kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
 	require.NoError(t, err)
 }
 

@@ -89,29 +89,51 @@ func TestTokenCacheNeverCachesRejections(t *testing.T) {
 }
 
 func TestTokenCacheIsSafeForConcurrentUse(t *testing.T) {
+	const workers, rounds = 8, 40
 	iss, clk, v := cachedFixture(t, 4, time.Second)
 	toks := make([]string, 8)
 	for i := range toks {
 		toks[i] = oidctest.SignT(t, iss.Key(), iss.Claims(acme.ClientID(), fmt.Sprintf("u%d@example.org", i), "tenant-acme-admin"))
 	}
+	// Tokens from keys the issuer never published, signed here: a goroutine
+	// other than the test's may not stop the test (t.FailNow).
+	strangers := make([][]string, workers)
+	for g := range strangers {
+		for j := 0; j < rounds; j += 13 {
+			strangers[g] = append(strangers[g], oidctest.SignT(t, oidctest.GenerateKeyT(t, "ES256"), iss.Claims(acme.ClientID(), "x@y.z")))
+		}
+	}
+	// Each worker records every result; the test goroutine asserts on them.
+	errs := make([][]error, workers)
+	rejected := make([][]error, workers)
 	var wg sync.WaitGroup
-	for g := range 8 {
+	for g := range workers {
 		wg.Go(func() {
-			for j := range 40 {
+			for j := range rounds {
 				if j%10 == 0 {
 					clk.Add(300 * time.Millisecond)
 				}
 				if j%13 == 0 {
-					_, _ = v.Verify(context.Background(), oidctest.SignT(t, oidctest.GenerateKeyT(t, "ES256"), iss.Claims(acme.ClientID(), "x@y.z")))
+					_, err := v.Verify(context.Background(), strangers[g][j/13])
+					rejected[g] = append(rejected[g], err)
 					continue
 				}
 				u, err := v.Verify(context.Background(), toks[(g+j)%len(toks)])
 				if err == nil {
 					u.Groups = append(u.Groups, "changed")
 				}
-				require.NoError(t, err)
+				errs[g] = append(errs[g], err)
 			}
 		})
 	}
 	wg.Wait()
+	for g := range workers {
+		require.Len(t, errs[g], rounds-len(strangers[g]))
+		for j, err := range errs[g] {
+			require.NoError(t, err, "worker %d, call %d", g, j)
+		}
+		for j, err := range rejected[g] {
+			require.Error(t, err, "worker %d: a token from an unpublished key, call %d", g, j)
+		}
+	}
 }

@@ -172,27 +172,43 @@ var kidSeq atomic.Int64
 func randomKid() string { return fmt.Sprintf("random-%d", kidSeq.Add(1)) }
 
 func TestVerifierIsSafeForConcurrentUse(t *testing.T) {
+	const workers, rounds = 8, 30
 	iss, clk, v, sign := keysFixture(t, "no-cache", oidc.KeyRefreshOnUnknownKey)
 	good := sign(iss.Key())
+	// Every third token names a kid the issuer never published; all are
+	// signed here, as sign may stop the test and only the test goroutine may.
+	toks := make([][]string, workers)
+	for i := range toks {
+		toks[i] = make([]string, rounds)
+		for j := range toks[i] {
+			toks[i][j] = good
+			if (i+j)%3 == 0 {
+				toks[i][j] = sign(oidctest.Key{ID: randomKid(), Algorithm: iss.Key().Algorithm, Private: iss.Key().Private})
+			}
+		}
+	}
+	// Each worker records every result; the test goroutine asserts on them.
+	errs := make([][]error, workers)
 	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range 30 {
+	for i := range workers {
+		errs[i] = make([]error, rounds)
+		wg.Go(func() {
+			for j := range rounds {
 				if j%10 == 0 {
 					clk.Add(time.Second)
 				}
-				tok := good
-				if (i+j)%3 == 0 {
-					tok = sign(oidctest.Key{ID: randomKid(), Algorithm: iss.Key().Algorithm, Private: iss.Key().Private})
-				}
-				_, err := v.Verify(context.Background(), tok)
-				if tok == good {
-					require.NoError(t, err)
-				}
+				_, errs[i][j] = v.Verify(context.Background(), toks[i][j])
 			}
-		}()
+		})
 	}
 	wg.Wait()
+	for i := range workers {
+		for j, tok := range toks[i] {
+			if tok == good {
+				require.NoError(t, errs[i][j], "worker %d, call %d", i, j)
+			} else {
+				require.ErrorIs(t, errs[i][j], oidc.ErrUnknownKey, "worker %d, call %d", i, j)
+			}
+		}
+	}
 }

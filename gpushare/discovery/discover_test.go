@@ -3,8 +3,10 @@ package discovery_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -112,25 +114,73 @@ func TestDiscoverErrors(t *testing.T) {
 	require.Equal(t, "0000:3b:00.0", discovery.SysfsPCIAddress("00000000:3B:00.0"))
 }
 
-// TestDiscoverWithoutDriver uses the real go-nvml. On a machine without the
-// NVIDIA driver (CI) it must fail with ErrNoNVML and not crash; on a GPU
-// machine it must find GPUs and produce a registration that decodes.
-func TestDiscoverWithoutDriver(t *testing.T) {
+// driverGPUs lists the GPUs the NVIDIA kernel driver has bound, as
+// /proc/driver/nvidia/gpus names them (sysfs PCI addresses, e.g.
+// 0000:3b:00.0): an oracle that does not go through NVML. Empty where the
+// driver is not loaded. Inside a container the NVIDIA runtime mounts only
+// the GPUs given to it there.
+func driverGPUs(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/driver/nvidia/gpus")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	require.NoError(t, err)
+	var addrs []string
+	for _, e := range entries {
+		addrs = append(addrs, strings.ToLower(e.Name()))
+	}
+	return addrs
+}
+
+// TestDiscoverRealNVML uses the real go-nvml. What it expects is decided
+// beforehand, from the kernel driver's own list of GPUs: without the driver
+// (CI) Discover and Registration fail with ErrNoNVML from nvmlInit and do
+// not crash; with it NVML must find exactly the GPUs the driver lists, and
+// the registration must name each of them.
+func TestDiscoverRealNVML(t *testing.T) {
+	// A library that is not there is ErrNoNVML on every machine.
+	_, err := discovery.Registration(context.Background(), discovery.Config{LibraryPath: "/nonexistent/libnvidia-ml.so.1"})
+	require.ErrorIs(t, err, discovery.ErrNoNVML)
+	var ne *discovery.NVMLError
+	require.ErrorAs(t, err, &ne)
+	// 12 is NVML_ERROR_LIBRARY_NOT_FOUND in nvml.h.
+	require.Equal(t, discovery.NVMLError{Call: "nvmlInit", Device: -1, Code: 12, Message: "ERROR_LIBRARY_NOT_FOUND", Err: discovery.ErrNoNVML}, *ne)
+
+	want := driverGPUs(t)
 	gpus, err := discovery.Discover(context.Background(), discovery.Config{})
-	if errors.Is(err, discovery.ErrNoNVML) {
-		var ne *discovery.NVMLError
+	if len(want) == 0 {
+		require.ErrorIs(t, err, discovery.ErrNoNVML, "no NVIDIA kernel driver here")
 		require.ErrorAs(t, err, &ne)
 		require.Equal(t, "nvmlInit", ne.Call)
-		t.Logf("no driver, as expected here: %v", err)
-		_, err = discovery.Registration(context.Background(), discovery.Config{LibraryPath: "/nonexistent/libnvidia-ml.so.1"})
+		require.Contains(t, []string{"ERROR_LIBRARY_NOT_FOUND", "ERROR_DRIVER_NOT_LOADED"}, ne.Message)
+		require.Nil(t, gpus)
+		_, err = discovery.Registration(context.Background(), discovery.Config{})
 		require.ErrorIs(t, err, discovery.ErrNoNVML)
 		return
 	}
-	require.NoError(t, err)
-	require.NotEmpty(t, gpus)
+	if errors.As(err, &ne) && ne.Message == "ERROR_LIBRARY_NOT_FOUND" {
+		t.Skipf("the NVIDIA driver lists GPUs %v but libnvidia-ml is not installed here: %v", want, err)
+	}
+	require.NoError(t, err, "the NVIDIA driver lists GPUs %v", want)
+	var got, uuids []string
+	for _, g := range gpus {
+		got = append(got, discovery.SysfsPCIAddress(g.PCIBusID))
+		if !g.MemoryUnsupported { // skipped without PreConfiguredMemoryMiB
+			uuids = append(uuids, g.UUID)
+		}
+		require.True(t, strings.HasPrefix(g.UUID, "GPU-"), g.UUID)
+		require.NotEmpty(t, g.Name)
+	}
+	require.ElementsMatch(t, want, got, "NVML finds the GPUs the driver lists")
 	reg, err := discovery.Registration(context.Background(), discovery.Config{})
 	require.NoError(t, err)
 	devs, err := gpushare.DecodeNodeDevices(reg)
 	require.NoError(t, err)
+	var regIDs []string
+	for _, d := range devs {
+		regIDs = append(regIDs, d.ID)
+	}
+	require.ElementsMatch(t, uuids, regIDs, "every discovered GPU is registered")
 	t.Logf("discovered %d GPUs: %s", len(devs), reg)
 }

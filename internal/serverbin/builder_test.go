@@ -43,18 +43,16 @@ func TestBuilder_buildsOnceAndCaches(t *testing.T) {
 		Progress:  lockedWriter{&mu, &progress},
 	}
 	// Concurrent callers build once and agree on the path.
-	paths := make([]string, 3)
+	// Each caller records its result; the test goroutine asserts on them.
+	paths, errs := make([]string, 3), make([]error, 3)
 	var wg sync.WaitGroup
 	for i := range paths {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p, err := b.Path(t.Context(), hello)
-			require.NoError(t, err)
-			paths[i] = p
-		}()
+		wg.Go(func() { paths[i], errs[i] = b.Path(t.Context(), hello) })
 	}
 	wg.Wait()
+	for i, err := range errs {
+		require.NoError(t, err, "caller %d", i)
+	}
 	require.Equal(t, paths[0], paths[1])
 	require.Equal(t, paths[0], paths[2])
 	require.FileExists(t, paths[0])

@@ -10,7 +10,9 @@ import (
 
 // A kubectl credential plugin in a few lines: the cluster's token, from
 // the cache, a refresh or a sign-in, written as the ExecCredential kubectl
-// reads on stdout.
+// reads on stdout. It runs under kubectl (KUBERNETES_EXEC_INFO) against a
+// live issuer and a browser, so it is compiled but not run by go test and
+// has no output to check; ExampleConfig_Args below does.
 func ExampleGet() {
 	ctx := context.Background()
 	if _, err := credential.ReadExecInfo(); err != nil {
