@@ -69,6 +69,8 @@ func (pl *planner) decide(it *PlanItem, u *unstructured.Unstructured) {
 		it.Action, it.VeleroResult = RestoreUpdate, "updated"
 		if why := pl.updateRefused(gr, it, obj, lo.obj); why != "" {
 			it.Action, it.VeleroResult, it.Reason = RestoreFail, "failed", why
+		} else if gr == "services" {
+			pl.nodePortTaken(it, obj) // the patch moves the Service onto the backup's node ports
 		}
 	default:
 		it.Action, it.VeleroResult = RestoreExistsDifferent, "failed"

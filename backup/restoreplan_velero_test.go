@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 
 	"github.com/cozystack/tenantkit/backup"
 	"github.com/cozystack/tenantkit/localenv"
@@ -276,7 +277,7 @@ func mutate(t *testing.T, ctx context.Context, c *cluster, rng *rand.Rand) {
 				r := c.dyn.Resource(gvr).Namespace(ns)
 				switch rng.IntN(5) {
 				case 0:
-					require.NoError(t, r.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}))
+					require.NoError(t, r.Delete(ctx, obj.GetName(), deleteNow))
 				case 1:
 					l := obj.GetLabels()
 					l["edited"] = strconv.Itoa(rng.IntN(100))
@@ -284,7 +285,7 @@ func mutate(t *testing.T, ctx context.Context, c *cluster, rng *rand.Rand) {
 					_, err := r.Update(ctx, &obj, metav1.UpdateOptions{})
 					require.NoError(t, err)
 				case 2:
-					require.NoError(t, r.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}))
+					require.NoError(t, r.Delete(ctx, obj.GetName(), deleteNow))
 					_, err := r.Create(ctx, genObject(gvr, ns, obj.GetName(), rng), metav1.CreateOptions{})
 					require.NoError(t, err)
 				}
@@ -292,6 +293,12 @@ func mutate(t *testing.T, ctx context.Context, c *cluster, rng *rand.Rand) {
 		}
 	}
 }
+
+// deleteNow deletes with background propagation: a batch/v1 Job defaults
+// to orphaning its pods, a finalizer only the garbage collector (not
+// running here) removes, so a plain delete would leave the Job terminating
+// (its re-create fails AlreadyExists, and it outlives its namespace).
+var deleteNow = metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
 
 // versions returns the resourceVersion of every generated object.
 func versions(t *testing.T, ctx context.Context, c *cluster) map[string]string {
@@ -313,7 +320,7 @@ func versions(t *testing.T, ctx context.Context, c *cluster) map[string]string {
 func dropNamespace(t *testing.T, ctx context.Context, c *cluster, ns string) {
 	t.Helper()
 	for _, gvr := range genKinds {
-		require.NoError(t, c.dyn.Resource(gvr).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}))
+		require.NoError(t, c.dyn.Resource(gvr).Namespace(ns).DeleteCollection(ctx, deleteNow, metav1.ListOptions{}))
 	}
 	require.NoError(t, c.kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}))
 	if got, err := c.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err == nil {

@@ -67,7 +67,8 @@ func servicePorts(obj map[string]any) []int64 {
 	return out
 }
 
-// nodePortTaken fails the create of a Service whose node port Velero
+// nodePortTaken fails the create, or the update (existingResourcePolicy
+// update patches the backup's ports in), of a Service whose node port Velero
 // keeps (serviceAction) while another Service of the cluster holds it:
 // the apiserver refuses it ("provided port is already allocated") and
 // Velero reports an error for the item (restore.go:1976-1980).
@@ -94,6 +95,9 @@ func (pl *planner) nodePortTaken(it *PlanItem, obj map[string]any) {
 // and maxFailedIndexes (the selector and template are immutable). A
 // refused patch is a warning: Velero lists the item failed.
 func (pl *planner) updateRefused(gr string, it *PlanItem, backup, live map[string]any) string {
+	if why := immutableDataRefused(gr, backup, live); why != "" {
+		return why
+	}
 	var mutable []string
 	switch gr {
 	case "pods":
@@ -239,4 +243,40 @@ func (pl *planner) settleCollisions() {
 				strings.Join(from, ", "), it.TargetNamespace), "; ")
 		}
 	}
+}
+
+// immutableDataRefused says why the apiserver refuses Velero's patch of a
+// Secret or ConfigMap to the backed-up version, or "": a Secret's type
+// never changes (ValidateSecretUpdate: "field is immutable", seen from
+// Velero as a restore warning on a same-name Secret of another type), and
+// one marked immutable keeps its data, binaryData and the mark
+// (ValidateSecretUpdate, ValidateConfigMapUpdate).
+func immutableDataRefused(gr string, backup, live map[string]any) string {
+	if live == nil || (gr != "secrets" && gr != "configmaps") {
+		return ""
+	}
+	if gr == "secrets" {
+		bt, _, _ := unstructured.NestedString(backup, "type")
+		lt, _, _ := unstructured.NestedString(live, "type")
+		if orOpaque(bt) != orOpaque(lt) {
+			return fmt.Sprintf("the apiserver refuses Velero's patch of the Secret's type (%s to %s): the field is immutable", orOpaque(lt), orOpaque(bt))
+		}
+	}
+	if imm, _, _ := unstructured.NestedBool(live, "immutable"); !imm {
+		return ""
+	}
+	bImm, _, _ := unstructured.NestedBool(backup, "immutable")
+	a, _ := json.Marshal([]any{backup["data"], backup["binaryData"]})
+	b, _ := json.Marshal([]any{live["data"], live["binaryData"]})
+	if !bImm || string(a) != string(b) {
+		return "the apiserver refuses Velero's patch: the cluster's copy is marked immutable and the backed-up one differs in its data or the mark"
+	}
+	return ""
+}
+
+func orOpaque(t string) string {
+	if t == "" {
+		return "Opaque"
+	}
+	return t
 }
