@@ -43,7 +43,7 @@ func (s *signIn) check() error {
 		return cli.Usage("--max-failed-sign-ins %d is negative", s.cfg.MaxFailedSignIns)
 	}
 	for _, p := range s.cfg.RedirectPorts {
-		if p < 1 || p > 65535 {
+		if p < 0 || p > 65535 { // 0: any free port
 			return cli.Usage("--redirect-port %d is no TCP port", p)
 		}
 	}
@@ -87,9 +87,12 @@ func getTokenCommand(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			cfg := s.config(stderr)
-			if info != nil && !info.Spec.Interactive {
+			if info != nil && !info.Spec.Interactive && !s.openBrowser && s.browserCommand == "" {
 				// kubectl runs us with no terminal (a script, a CI job, an
-				// IDE): a token from the cache or a refresh, or fail fast.
+				// IDE) and no browser is opened, so nobody would see the
+				// sign-in URL: a token from the cache or a refresh, or fail
+				// fast. With --open-browser or --browser-command the sign-in
+				// needs no terminal and goes ahead.
 				cfg.NonInteractive = true
 			}
 			tok, err := credential.Get(cmd.Context(), cfg)

@@ -88,6 +88,9 @@ cluster into --out, without changing anything (unless --apply-rbac).`,
 func (o *options) run(ctx context.Context) error {
 	ctx, cancel := o.timeout.Context(ctx)
 	defer cancel()
+	if o.plugin == "" { // the flag's default, as oidc.RenderKubeconfig reads ""
+		o.plugin = string(oidc.PluginKubelogin)
+	}
 	for _, err := range []error{
 		cli.CheckDNSLabel("--namespace", o.namespace),
 		cli.CheckDNSLabel("--cluster", o.cluster),
