@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -96,13 +97,35 @@ func streamSnapshot(ctx context.Context, conn *connector, endpoint, dir, name st
 	if err := f.Close(); err != nil {
 		return "", 0, "", fmt.Errorf("snapshot: %w", err)
 	}
-	path := filepath.Join(dir, name+".db")
-	if err := os.Rename(f.Name(), path); err != nil {
+	path, err := publishSnapshot(f.Name(), dir, name)
+	if err != nil {
 		return "", 0, "", fmt.Errorf("snapshot: %w", err)
 	}
 	done = true
 	syncDir(dir)
 	return path, n, hex.EncodeToString(whole.Sum(nil)), nil
+}
+
+// publishSnapshot gives the finished file part its name in dir, never
+// replacing a file that is there (a snapshot taken again within the same
+// second, as a resume does for a damaged one, gets name-2.db): a hard link,
+// which fails where the name exists, then the part's removal.
+func publishSnapshot(part, dir, name string) (string, error) {
+	for i := 1; ; i++ {
+		path := filepath.Join(dir, name+".db")
+		if i > 1 {
+			path = filepath.Join(dir, fmt.Sprintf("%s-%d.db", name, i))
+		}
+		err := os.Link(part, path)
+		if errors.Is(err, fs.ErrExist) && i < 100 {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_ = os.Remove(part) // the deferred cleanup tries again
+		return path, nil
+	}
 }
 
 // syncDir makes a rename in dir durable, where the platform allows.
